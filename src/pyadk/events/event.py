@@ -1,0 +1,79 @@
+"""Event: one entry of a session's history."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from pydantic import ConfigDict, Field
+
+from pyadk import types
+from pyadk.events.event_actions import EventActions
+from pyadk.models.llm_response import LlmResponse
+
+
+class Event(LlmResponse):
+    """A message or action in a conversation, authored by ``user`` or an agent.
+
+    Events are persisted by the session service (partial ones are not). ``branch``
+    (``parent.child`` names) scopes what history an agent sees in parallel runs.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    invocation_id: str = ""
+    author: str
+    actions: EventActions = Field(default_factory=EventActions)
+    long_running_tool_ids: set[str] | None = None
+    branch: str | None = None
+    id: str = Field(default_factory=lambda: Event.new_id())
+    timestamp: float = Field(default_factory=time.time)
+
+    @staticmethod
+    def new_id() -> str:
+        """A fresh random event id."""
+        return str(uuid.uuid4())
+
+    def is_final_response(self) -> bool:
+        """True when this event ends the agent's step: an answer shown to the user.
+
+        Tool results with ``skip_summarization`` and calls to long-running tools count
+        as final; function calls/responses, partial chunks and trailing code-execution
+        results do not.
+        """
+        if self.actions.skip_summarization or self.long_running_tool_ids:
+            return True
+        return (
+            not self.get_function_calls()
+            and not self.get_function_responses()
+            and not self.partial
+            and not self.has_trailing_code_execution_result()
+        )
+
+    def get_function_calls(self) -> list[types.FunctionCall]:
+        """The function calls in this event's content."""
+        if not self.content or not self.content.parts:
+            return []
+        return [p.function_call for p in self.content.parts if p.function_call]
+
+    def get_function_responses(self) -> list[types.FunctionResponse]:
+        """The function responses in this event's content."""
+        if not self.content or not self.content.parts:
+            return []
+        return [p.function_response for p in self.content.parts if p.function_response]
+
+    def has_trailing_code_execution_result(self) -> bool:
+        """True when the last part is a code-execution result."""
+        if self.content and self.content.parts:
+            return self.content.parts[-1].code_execution_result is not None
+        return False
+
+    @property
+    def text(self) -> str | None:
+        """The event's text (non-thought text parts joined), or None."""
+        return self.content.text if self.content else None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The event as camelCase JSON-ready data (None fields omitted)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)

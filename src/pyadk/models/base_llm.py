@@ -1,0 +1,41 @@
+"""BaseLlm: the contract every model adapter implements."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from pyadk.models.llm_request import LlmRequest
+from pyadk.models.llm_response import LlmResponse
+
+
+class BaseLlm(BaseModel):
+    """A model. Subclasses implement :meth:`generate_content_async`.
+
+    Without streaming it yields one response; with ``stream=True`` it yields partial
+    responses (``partial=True``) followed by one aggregated, non-partial response.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model: str
+    """The model name, e.g. ``gemini-2.5-flash``."""
+
+    _supported: ClassVar[list[str]] = []
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        """Regular expressions of the model names this class serves (for LLMRegistry)."""
+        return list(cls._supported)
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        """Generates a response (or a stream of them) for ``llm_request``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement generate_content_async")
+        yield  # pragma: no cover - makes this an async generator
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Releases resources held by the model client (no-op by default)."""

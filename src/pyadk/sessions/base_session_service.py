@@ -1,0 +1,98 @@
+"""BaseSessionService: the contract of every session store."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from pyadk.events.event import Event
+from pyadk.sessions.session import Session
+from pyadk.sessions.state import State
+
+
+class GetSessionConfig(BaseModel):
+    """Limits what ``get_session`` loads: the latest N events and/or those after a time."""
+
+    num_recent_events: int | None = None
+    after_timestamp: float | None = None
+
+
+class ListSessionsResponse(BaseModel):
+    """The sessions of a user (without their events)."""
+
+    sessions: list[Session] = Field(default_factory=list)
+
+
+class SessionNotFoundError(ValueError):
+    """The session (app, user, id) does not exist."""
+
+
+class BaseSessionService(abc.ABC):
+    """Stores sessions. Subclasses persist; :meth:`append_event` applies state deltas."""
+
+    @abc.abstractmethod
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Creates a session; ``session_id`` defaults to a new UUID."""
+
+    @abc.abstractmethod
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        """The session with its events and merged app/user state, or None."""
+
+    @abc.abstractmethod
+    async def list_sessions(self, *, app_name: str, user_id: str) -> ListSessionsResponse:
+        """The user's sessions, without events."""
+
+    @abc.abstractmethod
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Deletes a session (no error if it does not exist)."""
+
+    async def _load_session_for_run(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Session | None:
+        """The session a Runner works on for one turn (may share stored events)."""
+        return await self.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Appends ``event`` to ``session`` and applies its state delta.
+
+        Partial events are returned untouched and not stored; ``temp:`` keys update the
+        live session but are never persisted.
+        """
+        if event.partial:
+            return event
+        self._apply_to_session(session, event)
+        return event
+
+    @staticmethod
+    def _apply_to_session(session: Session, event: Event) -> None:
+        delta = event.actions.state_delta
+        if delta:
+            session.state.update(delta)
+        session.events.append(event)
+        session.last_update_time = event.timestamp
+
+    @staticmethod
+    def _persistable_delta(event: Event) -> dict[str, Any]:
+        """The event's state delta without ``temp:`` keys."""
+        return {
+            k: v for k, v in event.actions.state_delta.items() if not k.startswith(State.TEMP_PREFIX)
+        }
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Releases connections held by the service."""

@@ -1,0 +1,404 @@
+"""Content model used by agents, with google.genai's names, fields and camelCase JSON.
+
+Ported code changes ``from google.genai import types`` to ``from pyadk import types``.
+Where google-genai is installed, its objects are accepted wherever a pyadk type is
+expected and converted on the way in.
+"""
+
+from __future__ import annotations
+
+import base64
+import enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, field_serializer, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "Blob",
+    "CodeExecutionResult",
+    "Content",
+    "ExecutableCode",
+    "FileData",
+    "FinishReason",
+    "FunctionCall",
+    "FunctionCallingConfig",
+    "FunctionCallingConfigMode",
+    "FunctionDeclaration",
+    "FunctionResponse",
+    "GenerateContentConfig",
+    "GenerateContentResponseUsageMetadata",
+    "ModelContent",
+    "Outcome",
+    "Part",
+    "Schema",
+    "ThinkingConfig",
+    "Tool",
+    "ToolConfig",
+    "Type",
+    "UsageMetadata",
+    "UserContent",
+    "from_genai",
+]
+
+
+def _is_foreign_model(value: Any) -> bool:
+    """True for a pydantic object from google-genai (or any non-pyadk pydantic model)."""
+    return isinstance(value, BaseModel) and not isinstance(value, _Base)
+
+
+def from_genai(value: Any) -> Any:
+    """Turns a google-genai object (or a list of them) into plain data pyadk can validate."""
+    if isinstance(value, BaseModel) and not isinstance(value, _Base):
+        return value.model_dump(exclude_none=True)
+    return value
+
+
+class _Base(BaseModel):
+    """Base of every pyadk content type: camelCase aliases, no unknown fields."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        arbitrary_types_allowed=True,
+        use_enum_values=False,
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_genai(cls, data: Any) -> Any:
+        if _is_foreign_model(data):
+            return data.model_dump(exclude_none=True)
+        return data
+
+
+def _bytes_in(value: Any) -> Any:
+    """Accepts raw bytes, or base64 text as found in JSON (either alphabet)."""
+    if isinstance(value, str):
+        padded = value + "=" * (-len(value) % 4)
+        return base64.b64decode(padded.replace("-", "+").replace("_", "/"))
+    return value
+
+
+class Type(str, enum.Enum):
+    """JSON-schema-like data types used by :class:`Schema`."""
+
+    TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED"
+    STRING = "STRING"
+    NUMBER = "NUMBER"
+    INTEGER = "INTEGER"
+    BOOLEAN = "BOOLEAN"
+    ARRAY = "ARRAY"
+    OBJECT = "OBJECT"
+    NULL = "NULL"
+
+
+class FinishReason(str, enum.Enum):
+    """Why a model stopped generating."""
+
+    FINISH_REASON_UNSPECIFIED = "FINISH_REASON_UNSPECIFIED"
+    STOP = "STOP"
+    MAX_TOKENS = "MAX_TOKENS"
+    SAFETY = "SAFETY"
+    RECITATION = "RECITATION"
+    LANGUAGE = "LANGUAGE"
+    OTHER = "OTHER"
+    BLOCKLIST = "BLOCKLIST"
+    PROHIBITED_CONTENT = "PROHIBITED_CONTENT"
+    SPII = "SPII"
+    MALFORMED_FUNCTION_CALL = "MALFORMED_FUNCTION_CALL"
+    UNEXPECTED_TOOL_CALL = "UNEXPECTED_TOOL_CALL"
+
+
+class Outcome(str, enum.Enum):
+    """Outcome of a code execution."""
+
+    OUTCOME_UNSPECIFIED = "OUTCOME_UNSPECIFIED"
+    OUTCOME_OK = "OUTCOME_OK"
+    OUTCOME_FAILED = "OUTCOME_FAILED"
+    OUTCOME_DEADLINE_EXCEEDED = "OUTCOME_DEADLINE_EXCEEDED"
+
+
+class FunctionCallingConfigMode(str, enum.Enum):
+    """How the model may call functions: AUTO decides, ANY must call, NONE must not."""
+
+    MODE_UNSPECIFIED = "MODE_UNSPECIFIED"
+    AUTO = "AUTO"
+    ANY = "ANY"
+    NONE = "NONE"
+    VALIDATED = "VALIDATED"
+
+
+class Blob(_Base):
+    """Inline bytes with a MIME type."""
+
+    mime_type: str | None = None
+    data: bytes | None = None
+    display_name: str | None = None
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _decode_data(cls, value: Any) -> Any:
+        return _bytes_in(value)
+
+    @field_serializer("data", when_used="json")
+    def _data_json(self, value: bytes | None) -> str | None:
+        return None if value is None else base64.urlsafe_b64encode(value).decode("ascii")
+
+
+class FileData(_Base):
+    """A reference to a file by URI."""
+
+    file_uri: str | None = None
+    mime_type: str | None = None
+    display_name: str | None = None
+
+
+class FunctionCall(_Base):
+    """A call of a function (tool) requested by the model."""
+
+    id: str | None = None
+    name: str | None = None
+    args: dict[str, Any] | None = None
+
+
+class FunctionResponse(_Base):
+    """The result of a function call, sent back to the model."""
+
+    id: str | None = None
+    name: str | None = None
+    response: dict[str, Any] | None = None
+    will_continue: bool | None = None
+
+
+class ExecutableCode(_Base):
+    """Code produced by the model to be executed."""
+
+    code: str | None = None
+    language: str | None = None
+
+
+class CodeExecutionResult(_Base):
+    """The result of running :class:`ExecutableCode`."""
+
+    outcome: Outcome | None = None
+    output: str | None = None
+
+
+class Part(_Base):
+    """One piece of a :class:`Content`: text, a function call or response, data..."""
+
+    text: str | None = None
+    thought: bool | None = None
+    thought_signature: bytes | None = None
+    function_call: FunctionCall | None = None
+    function_response: FunctionResponse | None = None
+    inline_data: Blob | None = None
+    file_data: FileData | None = None
+    executable_code: ExecutableCode | None = None
+    code_execution_result: CodeExecutionResult | None = None
+
+    @field_validator("thought_signature", mode="before")
+    @classmethod
+    def _decode_signature(cls, value: Any) -> Any:
+        return _bytes_in(value)
+
+    @field_serializer("thought_signature", when_used="json")
+    def _sig_json(self, value: bytes | None) -> str | None:
+        return None if value is None else base64.urlsafe_b64encode(value).decode("ascii")
+
+    @classmethod
+    def from_text(cls, *, text: str) -> Part:
+        """A text part."""
+        return cls(text=text)
+
+    @classmethod
+    def from_function_call(cls, *, name: str, args: dict[str, Any]) -> Part:
+        """A function-call part."""
+        return cls(function_call=FunctionCall(name=name, args=args))
+
+    @classmethod
+    def from_function_response(cls, *, name: str, response: dict[str, Any]) -> Part:
+        """A function-response part."""
+        return cls(function_response=FunctionResponse(name=name, response=response))
+
+    @classmethod
+    def from_bytes(cls, *, data: bytes, mime_type: str) -> Part:
+        """An inline-data part."""
+        return cls(inline_data=Blob(data=data, mime_type=mime_type))
+
+    @classmethod
+    def from_uri(cls, *, file_uri: str, mime_type: str | None = None) -> Part:
+        """A file-reference part."""
+        return cls(file_data=FileData(file_uri=file_uri, mime_type=mime_type))
+
+
+class Content(_Base):
+    """A message: a role (``user`` or ``model``) and its parts."""
+
+    role: str | None = None
+    parts: list[Part] | None = None
+
+    @property
+    def text(self) -> str | None:
+        """The concatenated text of the non-thought text parts, or None if there is none."""
+        if not self.parts:
+            return None
+        texts = [p.text for p in self.parts if p.text is not None and not p.thought]
+        return "".join(texts) if texts else None
+
+
+def UserContent(parts: str | Part | list[Part | str]) -> Content:  # noqa: N802 - genai name
+    """A ``user`` content from text or parts."""
+    return Content(role="user", parts=_as_parts(parts))
+
+
+def ModelContent(parts: str | Part | list[Part | str]) -> Content:  # noqa: N802 - genai name
+    """A ``model`` content from text or parts."""
+    return Content(role="model", parts=_as_parts(parts))
+
+
+def _as_parts(parts: str | Part | list[Part | str]) -> list[Part]:
+    items = parts if isinstance(parts, list) else [parts]
+    return [Part(text=p) if isinstance(p, str) else p for p in items]
+
+
+class Schema(_Base):
+    """An OpenAPI-style schema for function parameters and structured output."""
+
+    type: Type | None = None
+    format: str | None = None
+    title: str | None = None
+    description: str | None = None
+    nullable: bool | None = None
+    enum: list[str] | None = None
+    items: Schema | None = None
+    properties: dict[str, Schema] | None = None
+    required: list[str] | None = None
+    any_of: list[Schema] | None = None
+    default: Any | None = None
+    example: Any | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    property_ordering: list[str] | None = None
+
+    def to_json_schema(self) -> dict[str, Any]:
+        """This schema as a standard JSON Schema dict (lower-case types)."""
+        out: dict[str, Any] = {}
+        if self.any_of:
+            out["anyOf"] = [s.to_json_schema() for s in self.any_of]
+        if self.type is not None and self.type is not Type.TYPE_UNSPECIFIED:
+            out["type"] = self.type.value.lower()
+            if self.nullable:
+                out["type"] = [out["type"], "null"]
+        for key, target in (
+            ("format", "format"),
+            ("title", "title"),
+            ("description", "description"),
+            ("enum", "enum"),
+            ("required", "required"),
+            ("default", "default"),
+            ("minimum", "minimum"),
+            ("maximum", "maximum"),
+            ("min_items", "minItems"),
+            ("max_items", "maxItems"),
+            ("min_length", "minLength"),
+            ("max_length", "maxLength"),
+            ("pattern", "pattern"),
+        ):
+            value = getattr(self, key)
+            if value is not None:
+                out[target] = value
+        if self.items is not None:
+            out["items"] = self.items.to_json_schema()
+        if self.properties is not None:
+            out["properties"] = {k: v.to_json_schema() for k, v in self.properties.items()}
+        return out
+
+
+class FunctionDeclaration(_Base):
+    """A function (tool) the model may call: its name, description and parameters."""
+
+    name: str | None = None
+    description: str | None = None
+    parameters: Schema | None = None
+    parameters_json_schema: Any | None = None
+    response: Schema | None = None
+
+
+class Tool(_Base):
+    """A group of function declarations, or a provider built-in tool (opaque dicts)."""
+
+    function_declarations: list[FunctionDeclaration] | None = None
+    google_search: dict[str, Any] | None = None
+    google_search_retrieval: dict[str, Any] | None = None
+    code_execution: dict[str, Any] | None = None
+    url_context: dict[str, Any] | None = None
+
+
+class FunctionCallingConfig(_Base):
+    """Function-calling mode and, for ANY, which functions may be called."""
+
+    mode: FunctionCallingConfigMode | None = None
+    allowed_function_names: list[str] | None = None
+
+
+class ToolConfig(_Base):
+    """Tool settings shared by all tools of a request."""
+
+    function_calling_config: FunctionCallingConfig | None = None
+
+
+class ThinkingConfig(_Base):
+    """Reasoning settings for models that think."""
+
+    include_thoughts: bool | None = None
+    thinking_budget: int | None = None
+
+
+class GenerateContentConfig(_Base):
+    """Generation settings for a model request."""
+
+    system_instruction: Content | str | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: float | None = None
+    candidate_count: int | None = None
+    max_output_tokens: int | None = None
+    stop_sequences: list[str] | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    seed: int | None = None
+    response_mime_type: str | None = None
+    response_schema: Any | None = None
+    response_json_schema: Any | None = None
+    tools: list[Tool] | None = None
+    tool_config: ToolConfig | None = None
+    labels: dict[str, str] | None = None
+    thinking_config: ThinkingConfig | None = None
+    safety_settings: list[dict[str, Any]] | None = None
+    http_options: dict[str, Any] | None = None
+
+
+class GenerateContentResponseUsageMetadata(_Base):
+    """Token counts of a model call."""
+
+    prompt_token_count: int | None = None
+    candidates_token_count: int | None = None
+    total_token_count: int | None = None
+    thoughts_token_count: int | None = None
+    cached_content_token_count: int | None = None
+    tool_use_prompt_token_count: int | None = None
+
+
+UsageMetadata = GenerateContentResponseUsageMetadata
+
+Role = Literal["user", "model"]
+
+Schema.model_rebuild()
