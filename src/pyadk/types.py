@@ -65,6 +65,9 @@ class _Base(BaseModel):
         use_enum_values=False,
     )
 
+    def __repr_args__(self) -> Any:
+        return [(k, v) for k, v in super().__repr_args__() if v is not None]
+
     @model_validator(mode="before")
     @classmethod
     def _accept_genai(cls, data: Any) -> Any:

@@ -1,0 +1,26 @@
+"""Agents: the base class, the LLM agent and the workflow agents."""
+
+from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.callback_context import CallbackContext
+from pyadk.agents.invocation_context import InvocationContext, LlmCallsLimitExceededError
+from pyadk.agents.llm_agent import Agent, LlmAgent
+from pyadk.agents.loop_agent import LoopAgent
+from pyadk.agents.parallel_agent import ParallelAgent
+from pyadk.agents.readonly_context import ReadonlyContext
+from pyadk.agents.run_config import RunConfig, StreamingMode
+from pyadk.agents.sequential_agent import SequentialAgent
+
+__all__ = [
+    "Agent",
+    "BaseAgent",
+    "CallbackContext",
+    "InvocationContext",
+    "LlmAgent",
+    "LlmCallsLimitExceededError",
+    "LoopAgent",
+    "ParallelAgent",
+    "ReadonlyContext",
+    "RunConfig",
+    "SequentialAgent",
+    "StreamingMode",
+]

@@ -1,0 +1,177 @@
+"""BaseAgent: name, sub-agent tree, agent callbacks and the run loop every agent shares."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, final
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from pyadk import types
+from pyadk.agents.callback_context import CallbackContext
+from pyadk.agents.invocation_context import InvocationContext
+from pyadk.events.event import Event
+from pyadk.utils.callbacks import as_callback_list, first_result
+
+if TYPE_CHECKING:
+    from pyadk.events.event_actions import EventActions
+
+AgentCallback = Callable[..., Any]
+"""``(callback_context: CallbackContext) -> types.Content | None``, sync or async."""
+
+
+class BaseAgent(BaseModel):
+    """Base of every agent. Subclasses implement :meth:`_run_async_impl`.
+
+    ``before_agent_callback`` and ``after_agent_callback`` take one callable or a list;
+    they are called by keyword (``callback_context=``), may be async, and the first
+    non-None result wins. Content returned before the agent runs replaces its run.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    name: str
+    """Unique name in the agent tree: a Python identifier, not ``user``."""
+    description: str = ""
+    """What the agent does; other agents read it to decide on a transfer."""
+    parent_agent: BaseAgent | None = Field(default=None, exclude=True, repr=False)
+    """Set automatically when the agent is added as a sub-agent."""
+    sub_agents: list[BaseAgent] = Field(default_factory=list)
+    before_agent_callback: AgentCallback | list[AgentCallback] | None = None
+    after_agent_callback: AgentCallback | list[AgentCallback] | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _validate_name(cls, value: str) -> str:
+        if not value.isidentifier():
+            raise ValueError(
+                f"Found invalid agent name: {value!r}. Agent name must be a valid "
+                "identifier: a letter or underscore first, then letters, digits or underscores."
+            )
+        if value == "user":
+            raise ValueError("Agent name cannot be 'user': it is reserved for the end user.")
+        return value
+
+    def model_post_init(self, __context: Any) -> None:
+        seen: set[str] = set()
+        for sub in self.sub_agents:
+            if sub.name in seen:
+                raise ValueError(f"Agent {self.name!r} has two sub-agents named {sub.name!r}.")
+            seen.add(sub.name)
+            if sub.parent_agent is not None and sub.parent_agent is not self:
+                raise ValueError(
+                    f"Agent {sub.name!r} already has a parent agent, current parent: "
+                    f"{sub.parent_agent.name!r}, trying to add: {self.name!r}."
+                )
+            sub.parent_agent = self
+
+    # -- tree ---------------------------------------------------------------------------
+    @property
+    def root_agent(self) -> BaseAgent:
+        """The top of this agent's tree."""
+        agent = self
+        while agent.parent_agent is not None:
+            agent = agent.parent_agent
+        return agent
+
+    def find_agent(self, name: str) -> BaseAgent | None:
+        """This agent or a descendant called ``name``."""
+        return self if self.name == name else self.find_sub_agent(name)
+
+    def find_sub_agent(self, name: str) -> BaseAgent | None:
+        """A descendant called ``name``."""
+        for sub in self.sub_agents:
+            found = sub.find_agent(name)
+            if found is not None:
+                return found
+        return None
+
+    @property
+    def canonical_before_agent_callbacks(self) -> list[AgentCallback]:
+        """``before_agent_callback`` as a list."""
+        return as_callback_list(self.before_agent_callback)
+
+    @property
+    def canonical_after_agent_callbacks(self) -> list[AgentCallback]:
+        """``after_agent_callback`` as a list."""
+        return as_callback_list(self.after_agent_callback)
+
+    # -- running ------------------------------------------------------------------------
+    @final
+    async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Runs the agent: before callbacks, :meth:`_run_async_impl`, after callbacks."""
+        ctx = self._create_invocation_context(parent_context)
+        event = await self._handle_before_agent_callback(ctx)
+        if event is not None:
+            yield event
+        if ctx.end_invocation:
+            return
+        async with aclosing(self._run_async_impl(ctx)) as events:
+            async for event in events:
+                yield event
+        if ctx.end_invocation:
+            return
+        event = await self._handle_after_agent_callback(ctx)
+        if event is not None:
+            yield event
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """The agent's own behaviour; yields the events it produces."""
+        raise NotImplementedError(f"_run_async_impl is not implemented for {type(self).__name__}")
+        yield  # pragma: no cover
+
+    async def run_live(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Live (bidirectional) runs are not supported yet."""
+        raise NotImplementedError("run_live is not supported by pyadk yet.")
+        yield  # pragma: no cover
+
+    def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:
+        return parent_context.model_copy(update={"agent": self})
+
+    async def _handle_before_agent_callback(self, ctx: InvocationContext) -> Event | None:
+        callback_context = CallbackContext(ctx)
+        content = None
+        if ctx.plugin_manager is not None:
+            content = await ctx.plugin_manager.run(
+                "before_agent_callback", agent=self, callback_context=callback_context
+            )
+        if content is None:
+            content = await first_result(
+                self.before_agent_callback, callback_context=callback_context
+            )
+        if content is not None:
+            ctx.end_invocation = True
+        return self._callback_event(ctx, content, callback_context.actions)
+
+    async def _handle_after_agent_callback(self, ctx: InvocationContext) -> Event | None:
+        callback_context = CallbackContext(ctx)
+        content = None
+        if ctx.plugin_manager is not None:
+            content = await ctx.plugin_manager.run(
+                "after_agent_callback", agent=self, callback_context=callback_context
+            )
+        if content is None:
+            content = await first_result(
+                self.after_agent_callback, callback_context=callback_context
+            )
+        return self._callback_event(ctx, content, callback_context.actions)
+
+    def _callback_event(
+        self, ctx: InvocationContext, content: Any, actions: EventActions
+    ) -> Event | None:
+        """An event for a callback's content or state change (None when neither)."""
+        if content is None and actions.is_empty():
+            return None
+        if content is not None:
+            content = types.Content.model_validate(content)
+            if content.role is None:
+                content.role = "model"
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            content=content,
+            actions=actions,
+        )
+

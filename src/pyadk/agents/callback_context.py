@@ -1,0 +1,78 @@
+"""CallbackContext: what callbacks may read and change."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pyadk import types
+from pyadk.agents.readonly_context import ReadonlyContext
+from pyadk.events.event_actions import EventActions
+from pyadk.sessions.state import State
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+
+
+class CallbackContext(ReadonlyContext):
+    """Context of a callback: writable ``state`` (recorded as a delta) and artifacts."""
+
+    def __init__(
+        self,
+        invocation_context: InvocationContext,
+        *,
+        event_actions: EventActions | None = None,
+    ) -> None:
+        super().__init__(invocation_context)
+        self._event_actions = event_actions or EventActions()
+        self._state = State(invocation_context.session.state, self._event_actions.state_delta)
+
+    @property
+    def state(self) -> State:  # type: ignore[override]
+        """Session state; writes are recorded in this context's event actions."""
+        return self._state
+
+    @property
+    def actions(self) -> EventActions:
+        """The actions the resulting event will carry."""
+        return self._event_actions
+
+    def _artifact_service(self) -> Any:
+        service = self._invocation_context.artifact_service
+        if service is None:
+            raise ValueError(
+                "Artifact service is not initialized: pass artifact_service= to the Runner."
+            )
+        return service
+
+    async def load_artifact(self, filename: str, version: int | None = None) -> types.Part | None:
+        """Loads an artifact of this session (latest version unless ``version``)."""
+        ctx = self._invocation_context
+        result: types.Part | None = await self._artifact_service().load_artifact(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            filename=filename,
+            version=version,
+        )
+        return result
+
+    async def save_artifact(self, filename: str, artifact: types.Part) -> int:
+        """Saves an artifact, records it in ``artifact_delta`` and returns its version."""
+        ctx = self._invocation_context
+        version: int = await self._artifact_service().save_artifact(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            filename=filename,
+            artifact=types.Part.model_validate(artifact),
+        )
+        self._event_actions.artifact_delta[filename] = version
+        return version
+
+    async def list_artifacts(self) -> list[str]:
+        """Names of the artifacts this session can see."""
+        ctx = self._invocation_context
+        keys: list[str] = await self._artifact_service().list_artifact_keys(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id
+        )
+        return keys

@@ -1,0 +1,97 @@
+"""InvocationContext: everything one run of an agent tree can reach."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pyadk import types
+from pyadk.agents.run_config import RunConfig
+
+if TYPE_CHECKING:
+    from pyadk.agents.base_agent import BaseAgent
+    from pyadk.artifacts.base_artifact_service import BaseArtifactService
+    from pyadk.memory.base_memory_service import BaseMemoryService
+    from pyadk.plugins.plugin_manager import PluginManager
+    from pyadk.sessions.base_session_service import BaseSessionService
+    from pyadk.sessions.session import Session
+
+
+class LlmCallsLimitExceededError(Exception):
+    """The invocation made more model calls than ``RunConfig.max_llm_calls`` allows."""
+
+
+def new_invocation_context_id() -> str:
+    """A fresh invocation id (``e-`` + UUID)."""
+    return "e-" + str(uuid.uuid4())
+
+
+@dataclass
+class _InvocationCounters:
+    """Counters shared by every copy of one invocation's context."""
+
+    llm_calls: int = 0
+    handled_escalations: set[str] = field(default_factory=set)
+
+
+@dataclass(kw_only=True)
+class InvocationContext:
+    """The state of one invocation (one user turn) as it flows through the agent tree.
+
+    Each agent runs with its own copy (``agent`` and ``branch`` differ); counters such
+    as the model-call count are shared by all copies.
+    """
+
+    session_service: BaseSessionService
+    session: Session
+    agent: BaseAgent
+    invocation_id: str = field(default_factory=new_invocation_context_id)
+    artifact_service: BaseArtifactService | None = None
+    memory_service: BaseMemoryService | None = None
+    credential_service: Any | None = None
+    plugin_manager: PluginManager | None = None
+    branch: str | None = None
+    user_content: types.Content | None = None
+    end_invocation: bool = False
+    run_config: RunConfig = field(default_factory=RunConfig)
+    _counters: _InvocationCounters = field(default_factory=_InvocationCounters, repr=False)
+
+    def model_copy(self, update: dict[str, Any] | None = None) -> InvocationContext:
+        """A copy with some fields changed; shares services, session and counters."""
+        return dataclasses.replace(self, **(update or {}))
+
+    def increment_llm_call_count(self) -> None:
+        """Counts a model call; raises LlmCallsLimitExceededError past the limit."""
+        self._counters.llm_calls += 1
+        limit = self.run_config.max_llm_calls
+        if limit > 0 and self._counters.llm_calls > limit:
+            raise LlmCallsLimitExceededError(
+                f"Max number of LLM calls ({limit}) exceeded in invocation "
+                f"{self.invocation_id} (agent {self.agent.name!r}). Raise "
+                "RunConfig.max_llm_calls or check the agent for a tool-call loop."
+            )
+
+    def is_escalation_handled(self, event: Any) -> bool:
+        """True when an inner loop already stopped on this escalating event."""
+        return bool(event.id in self._counters.handled_escalations)
+
+    def mark_escalation_handled(self, event: Any) -> None:
+        """Records that a loop stopped on this escalating event."""
+        self._counters.handled_escalations.add(event.id)
+
+    @property
+    def llm_call_count(self) -> int:
+        """Model calls made so far in this invocation."""
+        return self._counters.llm_calls
+
+    @property
+    def app_name(self) -> str:
+        """The session's app name."""
+        return self.session.app_name
+
+    @property
+    def user_id(self) -> str:
+        """The session's user id."""
+        return self.session.user_id

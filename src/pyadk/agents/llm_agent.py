@@ -1,0 +1,282 @@
+"""LlmAgent (= Agent): the configuration of a model-driven agent.
+
+LlmAgent holds configuration only; an LLM flow (:mod:`pyadk.flows`) executes it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
+
+from pyadk import types
+from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.invocation_context import InvocationContext
+from pyadk.agents.readonly_context import ReadonlyContext
+from pyadk.events.event import Event
+from pyadk.models.base_llm import BaseLlm
+from pyadk.models.defaults import get_default_model
+from pyadk.models.registry import LLMRegistry
+from pyadk.utils.callbacks import as_callback_list
+
+if TYPE_CHECKING:
+    from pyadk.flows.base_llm_flow import BaseLlmFlow
+    from pyadk.tools.base_tool import BaseTool
+
+logger = logging.getLogger(__name__)
+
+InstructionProvider = Callable[[ReadonlyContext], str | Awaitable[str]]
+"""A function computing the instruction from the context (its result is not templated)."""
+ToolUnion = Any
+"""A callable, a BaseTool or a BaseToolset."""
+ModelCallback = Callable[..., Any]
+ToolCallback = Callable[..., Any]
+
+
+class LlmAgent(BaseAgent):
+    """An agent driven by a language model: instruction, tools, callbacks, sub-agents.
+
+    Model callbacks: ``before_model_callback(callback_context, llm_request)`` may return
+    an LlmResponse to skip the model; ``after_model_callback(callback_context,
+    llm_response)`` may replace the response; ``on_model_error_callback(callback_context,
+    llm_request, error)`` may recover from a model error. Tool callbacks take
+    ``(tool, args, tool_context)`` (+ ``tool_response`` / ``error``) and return a dict
+    to skip, replace or recover the tool result. Each takes one callable or a list.
+    """
+
+    model: str | BaseLlm = ""
+    """A model name (resolved by LLMRegistry) or object; empty inherits from ancestors."""
+    instruction: str | InstructionProvider = ""
+    """The agent's instruction: a template (``{key}``, ``{key?}``, ``{artifact.name}``)
+    or a provider function."""
+    global_instruction: str | InstructionProvider = ""
+    """Instruction for the whole tree; only the root agent's is used."""
+    tools: list[ToolUnion] = Field(default_factory=list)
+    generate_content_config: types.GenerateContentConfig | None = None
+    disallow_transfer_to_parent: bool = False
+    disallow_transfer_to_peers: bool = False
+    include_contents: Literal["default", "none"] = "default"
+    """``none``: the model sees only the current turn, not the session history."""
+    input_schema: type[BaseModel] | None = None
+    """Arguments the agent takes when used through AgentTool."""
+    output_schema: type[BaseModel] | None = None
+    """The model's final answer must be JSON matching this model."""
+    output_key: str | None = None
+    """State key that receives the agent's final answer (text, or dict with a schema)."""
+    planner: Any | None = None
+    code_executor: Any | None = None
+    before_model_callback: ModelCallback | list[ModelCallback] | None = None
+    after_model_callback: ModelCallback | list[ModelCallback] | None = None
+    on_model_error_callback: ModelCallback | list[ModelCallback] | None = None
+    before_tool_callback: ToolCallback | list[ToolCallback] | None = None
+    after_tool_callback: ToolCallback | list[ToolCallback] | None = None
+    on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
+
+    _resolved_model: BaseLlm | None = PrivateAttr(default=None)
+    _static_tools: list[BaseTool] | None = PrivateAttr(default=None)
+    _flow: BaseLlmFlow | None = PrivateAttr(default=None)
+
+    @field_validator("generate_content_config", mode="before")
+    @classmethod
+    def _validate_generate_content_config(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        config = types.GenerateContentConfig.model_validate(value)
+        if config.tools:
+            raise ValueError("All tools must be set via LlmAgent.tools, not generate_content_config.")
+        if config.system_instruction:
+            raise ValueError(
+                "System instruction must be set via LlmAgent.instruction, "
+                "not generate_content_config."
+            )
+        if config.response_schema:
+            raise ValueError(
+                "Response schema must be set via LlmAgent.output_schema, "
+                "not generate_content_config."
+            )
+        return config
+
+    # -- canonical views ------------------------------------------------------------------
+    @property
+    def canonical_model(self) -> BaseLlm:
+        """The model object this agent uses (own, inherited, or the default)."""
+        if self._resolved_model is not None:
+            return self._resolved_model
+        resolved = self._resolve_model()
+        self._resolved_model = resolved
+        return resolved
+
+    def _resolve_model(self) -> BaseLlm:
+        if isinstance(self.model, BaseLlm):
+            return self.model
+        if self.model:
+            return LLMRegistry.new_llm(self.model)
+        ancestor = self.parent_agent
+        while ancestor is not None:
+            if isinstance(ancestor, LlmAgent) and ancestor.model:
+                return ancestor.canonical_model
+            ancestor = ancestor.parent_agent
+        default = get_default_model()
+        if isinstance(default, BaseLlm):
+            return default
+        if default:
+            return LLMRegistry.new_llm(default)
+        raise ValueError(
+            f"No model found for agent {self.name!r}: set model= on it or an ancestor, "
+            "or call pyadk.models.set_default_model(...)."
+        )
+
+    async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
+        """(instruction text, True when it came from a provider and skips templating)."""
+        return await _resolve_instruction(self.instruction, ctx)
+
+    async def canonical_global_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
+        """(global instruction text, True when it came from a provider)."""
+        return await _resolve_instruction(self.global_instruction, ctx)
+
+    async def canonical_tools(self, ctx: ReadonlyContext | None = None) -> list[BaseTool]:
+        """The agent's tools: callables wrapped, toolsets expanded (on every call)."""
+        from pyadk.tools.base_toolset import BaseToolset
+
+        if self._static_tools is not None:
+            return self._static_tools
+        resolved: list[BaseTool] = []
+        has_toolset = False
+        for item in self.tools:
+            if isinstance(item, BaseToolset):
+                has_toolset = True
+                resolved.extend(await item.get_tools_checked(ctx))
+            else:
+                resolved.append(_as_tool(item))
+        if not has_toolset:
+            self._static_tools = resolved
+        return resolved
+
+    @property
+    def canonical_before_model_callbacks(self) -> list[ModelCallback]:
+        """``before_model_callback`` as a list."""
+        return as_callback_list(self.before_model_callback)
+
+    @property
+    def canonical_after_model_callbacks(self) -> list[ModelCallback]:
+        """``after_model_callback`` as a list."""
+        return as_callback_list(self.after_model_callback)
+
+    @property
+    def canonical_on_model_error_callbacks(self) -> list[ModelCallback]:
+        """``on_model_error_callback`` as a list."""
+        return as_callback_list(self.on_model_error_callback)
+
+    @property
+    def canonical_before_tool_callbacks(self) -> list[ToolCallback]:
+        """``before_tool_callback`` as a list."""
+        return as_callback_list(self.before_tool_callback)
+
+    @property
+    def canonical_after_tool_callbacks(self) -> list[ToolCallback]:
+        """``after_tool_callback`` as a list."""
+        return as_callback_list(self.after_tool_callback)
+
+    @property
+    def canonical_on_tool_error_callbacks(self) -> list[ToolCallback]:
+        """``on_tool_error_callback`` as a list."""
+        return as_callback_list(self.on_tool_error_callback)
+
+    def transfer_targets(self) -> list[BaseAgent]:
+        """Agents this agent may transfer to: sub-agents, then parent and peers if allowed."""
+        targets: list[BaseAgent] = list(self.sub_agents)
+        parent = self.parent_agent
+        if isinstance(parent, LlmAgent):
+            if not self.disallow_transfer_to_parent:
+                targets.append(parent)
+            if not self.disallow_transfer_to_peers:
+                targets.extend(p for p in parent.sub_agents if p is not self)
+        return targets
+
+    # -- execution ------------------------------------------------------------------------
+    @property
+    def _llm_flow(self) -> BaseLlmFlow:
+        if self._flow is None:
+            from pyadk.flows.auto_flow import AutoFlow
+            from pyadk.flows.single_flow import SingleFlow
+
+            no_transfer = (
+                self.disallow_transfer_to_parent
+                and self.disallow_transfer_to_peers
+                and not self.sub_agents
+            )
+            self._flow = SingleFlow() if no_transfer else AutoFlow()
+        return self._flow
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        async for event in self._llm_flow.run_async(ctx):
+            self._maybe_save_output_to_state(event)
+            yield event
+
+    def _maybe_save_output_to_state(self, event: Event) -> None:
+        """Stores the final answer under ``output_key`` (text, or a dict with a schema)."""
+        if not self.output_key or event.author != self.name or not event.is_final_response():
+            return
+        if not event.content or not event.content.parts:
+            return
+        text = "".join(p.text for p in event.content.parts if p.text and not p.thought)
+        if not text and not any(p.text is not None for p in event.content.parts):
+            return
+        if self.output_schema is None:
+            event.actions.state_delta[self.output_key] = text
+            return
+        try:
+            value = self.output_schema.model_validate_json(_strip_code_fence(text))
+        except (ValidationError, ValueError) as exc:
+            event.error_code = "OUTPUT_SCHEMA_VALIDATION_ERROR"
+            event.error_message = (
+                f"Agent {self.name!r}: final answer does not match output_schema "
+                f"{self.output_schema.__name__}: {exc}"
+            )
+            logger.warning(event.error_message)
+            return
+        event.actions.state_delta[self.output_key] = value.model_dump(mode="json", exclude_none=True)
+
+
+Agent = LlmAgent
+"""Alias of :class:`LlmAgent`."""
+
+
+async def _resolve_instruction(
+    instruction: str | InstructionProvider, ctx: ReadonlyContext
+) -> tuple[str, bool]:
+    if isinstance(instruction, str):
+        return instruction, False
+    result = instruction(ctx)
+    if isinstance(result, Awaitable):
+        result = await result
+    return str(result), True
+
+
+def _as_tool(item: Any) -> BaseTool:
+    from pyadk.tools.base_tool import BaseTool
+    from pyadk.tools.function_tool import FunctionTool
+
+    if isinstance(item, BaseTool):
+        return item
+    if callable(item):
+        return FunctionTool(item)
+    raise TypeError(f"Unsupported tool {item!r}: expected a callable, BaseTool or BaseToolset.")
+
+
+def _strip_code_fence(text: str) -> str:
+    """JSON text without a surrounding markdown code fence."""
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        stripped = stripped.split("\n", 1)[1] if "\n" in stripped else ""
+        if stripped.rstrip().endswith("```"):
+            stripped = stripped.rstrip()[:-3]
+    return stripped.strip()
+
+
+def parse_json_object(text: str) -> Any:
+    """Parses JSON text that may be wrapped in a markdown code fence."""
+    return json.loads(_strip_code_fence(text))

@@ -1,0 +1,48 @@
+"""RunConfig: per-run settings (streaming mode, LLM call budget, ...)."""
+
+from __future__ import annotations
+
+import enum
+import logging
+import sys
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+logger = logging.getLogger(__name__)
+
+
+class StreamingMode(enum.Enum):
+    """How model output reaches the caller: whole (NONE), or chunk by chunk (SSE)."""
+
+    NONE = None
+    SSE = "sse"
+    BIDI = "bidi"
+
+
+class RunConfig(BaseModel):
+    """Settings for one ``Runner.run_async`` call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    streaming_mode: StreamingMode = StreamingMode.NONE
+    """``StreamingMode.SSE`` yields partial events while the model answers."""
+    max_llm_calls: int = 500
+    """Model calls allowed in one invocation; 0 or less means no limit."""
+    save_input_blobs_as_artifacts: bool = False
+    """Stores inline data of the user message as artifacts and replaces it by a note."""
+    response_modalities: list[str] | None = None
+    support_cfc: bool = False
+    speech_config: Any | None = None
+    output_audio_transcription: Any | None = None
+    input_audio_transcription: Any | None = None
+    custom_metadata: dict[str, Any] | None = None
+
+    @field_validator("max_llm_calls")
+    @classmethod
+    def _check_max_llm_calls(cls, value: int) -> int:
+        if value == sys.maxsize:
+            raise ValueError(f"max_llm_calls should be less than {sys.maxsize}.")
+        if value <= 0:
+            logger.warning("max_llm_calls <= 0: model calls are not limited in this run.")
+        return value

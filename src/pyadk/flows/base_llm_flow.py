@@ -1,0 +1,237 @@
+"""BaseLlmFlow: the step loop that executes an LlmAgent's configuration."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING
+
+from pyadk import types
+from pyadk.agents.callback_context import CallbackContext
+from pyadk.agents.llm_agent import LlmAgent
+from pyadk.agents.run_config import StreamingMode
+from pyadk.events.event import Event
+from pyadk.flows import functions
+from pyadk.models.llm_request import LlmRequest
+from pyadk.models.llm_response import LlmResponse
+from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
+from pyadk.tools.tool_context import ToolContext
+from pyadk.utils.callbacks import first_result
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.flows.processors.base import BaseLlmRequestProcessor, BaseLlmResponseProcessor
+
+
+class BaseLlmFlow:
+    """Runs steps until the agent gives a final response.
+
+    A step: request processors build the LlmRequest (in order), tools shape it, the
+    model is called (wrapped in model callbacks), response processors run, the response
+    event is yielded, its function calls are executed and a transfer is followed.
+    """
+
+    def __init__(self) -> None:
+        self.request_processors: list[BaseLlmRequestProcessor] = []
+        self.response_processors: list[BaseLlmResponseProcessor] = []
+
+    async def run_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Runs steps until a final response (or the invocation ends)."""
+        while True:
+            last_event: Event | None = None
+            async with aclosing(self._run_one_step_async(ctx)) as step:
+                async for event in step:
+                    last_event = event
+                    yield event
+            if last_event is None or last_event.is_final_response() or ctx.end_invocation:
+                break
+            if last_event.partial:
+                raise ValueError("Last event of a step should not be partial.")
+
+    async def _run_one_step_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        llm_request = LlmRequest()
+        async with aclosing(self._preprocess_async(ctx, llm_request)) as events:
+            async for event in events:
+                yield event
+        if ctx.end_invocation:
+            return
+        response_event = Event(
+            invocation_id=ctx.invocation_id, author=ctx.agent.name, branch=ctx.branch
+        )
+        async with aclosing(self._call_llm_async(ctx, llm_request, response_event)) as stream:
+            async for llm_response in stream:
+                async with aclosing(
+                    self._postprocess_async(ctx, llm_request, llm_response, response_event)
+                ) as events:
+                    async for event in events:
+                        response_event.id = Event.new_id()
+                        yield event
+
+    async def _preprocess_async(
+        self, ctx: InvocationContext, llm_request: LlmRequest
+    ) -> AsyncGenerator[Event, None]:
+        agent = ctx.agent
+        for processor in self.request_processors:
+            async with aclosing(processor.run_async(ctx, llm_request)) as events:
+                async for event in events:
+                    yield event
+        if not isinstance(agent, LlmAgent):
+            return
+        from pyadk.agents.readonly_context import ReadonlyContext
+
+        for tool in await agent.canonical_tools(ReadonlyContext(ctx)):
+            await tool.process_llm_request(
+                tool_context=ToolContext(ctx), llm_request=llm_request
+            )
+
+    async def _call_llm_async(
+        self, ctx: InvocationContext, llm_request: LlmRequest, response_event: Event
+    ) -> AsyncGenerator[LlmResponse, None]:
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        callback_context = CallbackContext(ctx, event_actions=response_event.actions)
+        response = None
+        if ctx.plugin_manager is not None:
+            response = await ctx.plugin_manager.run(
+                "before_model_callback", callback_context=callback_context, llm_request=llm_request
+            )
+        if response is None:
+            response = await first_result(
+                agent.before_model_callback,
+                callback_context=callback_context,
+                llm_request=llm_request,
+            )
+        if response is not None:
+            yield LlmResponse.model_validate(response)
+            return
+        ctx.increment_llm_call_count()
+        llm = agent.canonical_model
+        stream = ctx.run_config.streaming_mode == StreamingMode.SSE
+        try:
+            async with aclosing(llm.generate_content_async(llm_request, stream=stream)) as gen:
+                async for llm_response in gen:
+                    yield await self._after_model(ctx, callback_context, llm_response)
+        except Exception as error:
+            recovered = await self._on_model_error(ctx, callback_context, llm_request, error)
+            if recovered is None:
+                raise
+            yield await self._after_model(ctx, callback_context, recovered)
+
+    async def _after_model(
+        self, ctx: InvocationContext, callback_context: CallbackContext, response: LlmResponse
+    ) -> LlmResponse:
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        altered = None
+        if ctx.plugin_manager is not None:
+            altered = await ctx.plugin_manager.run(
+                "after_model_callback", callback_context=callback_context, llm_response=response
+            )
+        if altered is None:
+            altered = await first_result(
+                agent.after_model_callback,
+                callback_context=callback_context,
+                llm_response=response,
+            )
+        return response if altered is None else LlmResponse.model_validate(altered)
+
+    async def _on_model_error(
+        self,
+        ctx: InvocationContext,
+        callback_context: CallbackContext,
+        llm_request: LlmRequest,
+        error: Exception,
+    ) -> LlmResponse | None:
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        recovered = None
+        if ctx.plugin_manager is not None:
+            recovered = await ctx.plugin_manager.run(
+                "on_model_error_callback",
+                callback_context=callback_context,
+                llm_request=llm_request,
+                error=error,
+            )
+        if recovered is None:
+            recovered = await first_result(
+                agent.on_model_error_callback,
+                callback_context=callback_context,
+                llm_request=llm_request,
+                error=error,
+            )
+        return None if recovered is None else LlmResponse.model_validate(recovered)
+
+    async def _postprocess_async(
+        self,
+        ctx: InvocationContext,
+        llm_request: LlmRequest,
+        llm_response: LlmResponse,
+        response_event: Event,
+    ) -> AsyncGenerator[Event, None]:
+        for processor in self.response_processors:
+            async with aclosing(processor.run_async(ctx, llm_response)) as events:
+                async for event in events:
+                    yield event
+        if (
+            llm_response.content is None
+            and not llm_response.error_code
+            and not llm_response.interrupted
+        ):
+            return
+        event = _finalize_event(llm_response, response_event, llm_request)
+        yield event
+        if event.partial or not event.get_function_calls():
+            return
+        response = await functions.handle_function_calls_async(ctx, event, llm_request.tools_dict)
+        if response is None:
+            return
+        yield response
+        structured = _structured_answer(ctx, response)
+        if structured is not None:
+            yield structured
+            return
+        target_name = response.actions.transfer_to_agent
+        if target_name:
+            target = ctx.agent.root_agent.find_agent(target_name)
+            if target is None:
+                raise ValueError(f"Agent {target_name!r} not found in the agent tree.")
+            async with aclosing(target.run_async(ctx)) as events:
+                async for nested in events:
+                    yield nested
+
+
+def _finalize_event(
+    llm_response: LlmResponse, response_event: Event, llm_request: LlmRequest
+) -> Event:
+    """The event for one model response, built on the step's event template."""
+    fields = {k: getattr(llm_response, k) for k in llm_response.model_fields_set}
+    event = Event(
+        invocation_id=response_event.invocation_id,
+        author=response_event.author,
+        branch=response_event.branch,
+        id=response_event.id,
+        actions=response_event.actions,
+        **fields,
+    )
+    if event.content is not None and not event.partial:
+        functions.populate_client_function_call_ids(event)
+        ids = functions.long_running_call_ids(event, llm_request.tools_dict)
+        if ids:
+            event.long_running_tool_ids = ids
+    return event
+
+
+def _structured_answer(ctx: InvocationContext, response: Event) -> Event | None:
+    """The final answer event when the model answered through ``set_model_response``."""
+    for fr in response.get_function_responses():
+        if fr.name == SET_MODEL_RESPONSE and fr.response is not None and "error" not in fr.response:
+            return Event(
+                invocation_id=ctx.invocation_id,
+                author=ctx.agent.name,
+                branch=ctx.branch,
+                content=types.Content(
+                    role="model", parts=[types.Part(text=json.dumps(fr.response))]
+                ),
+            )
+    return None

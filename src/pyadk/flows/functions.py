@@ -1,0 +1,176 @@
+"""Tool execution: runs the function calls of a model response, concurrently."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from pyadk import types
+from pyadk.agents.llm_agent import LlmAgent
+from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions
+from pyadk.tools.tool_context import ToolContext
+from pyadk.utils.callbacks import first_result
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.tools.base_tool import BaseTool
+
+CLIENT_CALL_ID_PREFIX = "adk-"
+
+
+def new_function_call_id() -> str:
+    """An id for a function call the model left without one."""
+    return CLIENT_CALL_ID_PREFIX + str(uuid.uuid4())
+
+
+def populate_client_function_call_ids(event: Event) -> None:
+    """Gives every function call of ``event`` an id."""
+    for call in event.get_function_calls():
+        if not call.id:
+            call.id = new_function_call_id()
+
+
+def long_running_call_ids(event: Event, tools_dict: dict[str, BaseTool]) -> set[str]:
+    """Ids of the calls in ``event`` that target long-running tools."""
+    return {
+        call.id
+        for call in event.get_function_calls()
+        if call.id and call.name in tools_dict and tools_dict[call.name].is_long_running
+    }
+
+
+async def handle_function_calls_async(
+    ctx: InvocationContext, call_event: Event, tools_dict: dict[str, BaseTool]
+) -> Event | None:
+    """Runs every call in ``call_event``; returns one event with all the responses.
+
+    Calls run concurrently, each with its own ToolContext; their state deltas and
+    other actions are merged in call order. None when no call produced a response
+    (long-running tools that return nothing).
+    """
+    calls = call_event.get_function_calls()
+    if not calls:
+        return None
+    if len(calls) == 1:
+        results = [await _execute_call(ctx, calls[0], tools_dict, concurrent=False)]
+    else:
+        async with asyncio.TaskGroup() as group:
+            tasks = [
+                group.create_task(_execute_call(ctx, call, tools_dict, concurrent=True))
+                for call in calls
+            ]
+        results = [task.result() for task in tasks]
+    parts: list[types.Part] = []
+    actions = EventActions()
+    for result in results:
+        if result is None:
+            continue
+        part, call_actions = result
+        parts.append(part)
+        actions.merge(call_actions)
+    if not parts:
+        return None
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=ctx.agent.name,
+        branch=ctx.branch,
+        content=types.Content(role="user", parts=parts),
+        actions=actions,
+    )
+
+
+async def _execute_call(
+    ctx: InvocationContext,
+    call: types.FunctionCall,
+    tools_dict: dict[str, BaseTool],
+    *,
+    concurrent: bool,
+) -> tuple[types.Part, EventActions] | None:
+    tool_context = ToolContext(ctx, function_call_id=call.id)
+    tool_context.concurrent = concurrent
+    name = call.name or ""
+    args: dict[str, Any] = dict(call.args or {})
+    tool = tools_dict.get(name)
+    if tool is None:
+        available = ", ".join(sorted(tools_dict)) or "none"
+        response: Any = {
+            "error": f"Tool {name!r} is not available to agent {ctx.agent.name!r}. "
+            f"Available tools: {available}."
+        }
+    else:
+        response = await _run_tool_with_callbacks(ctx, tool, args, tool_context)
+        if response is None and tool.is_long_running:
+            return None
+    if not isinstance(response, dict):
+        response = {"result": response}
+    part = types.Part(
+        function_response=types.FunctionResponse(id=call.id, name=name, response=response)
+    )
+    return part, tool_context.actions
+
+
+async def _run_tool_with_callbacks(
+    ctx: InvocationContext, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+) -> Any:
+    agent = ctx.agent
+    plugins = ctx.plugin_manager
+    llm_agent = agent if isinstance(agent, LlmAgent) else None
+
+    response = None
+    if plugins is not None:
+        response = await plugins.run(
+            "before_tool_callback", tool=tool, tool_args=args, tool_context=tool_context
+        )
+    if response is None and llm_agent is not None:
+        response = await first_result(
+            llm_agent.before_tool_callback, tool=tool, args=args, tool_context=tool_context
+        )
+    if response is None:
+        try:
+            response = await tool.run_async(args=args, tool_context=tool_context)
+        except Exception as error:
+            response = await _on_tool_error(ctx, tool, args, tool_context, error)
+            if response is None:
+                raise
+    altered = None
+    if plugins is not None:
+        altered = await plugins.run(
+            "after_tool_callback",
+            tool=tool,
+            tool_args=args,
+            tool_context=tool_context,
+            result=response,
+        )
+    if altered is None and llm_agent is not None:
+        altered = await first_result(
+            llm_agent.after_tool_callback,
+            tool=tool,
+            args=args,
+            tool_context=tool_context,
+            tool_response=response,
+        )
+    return response if altered is None else altered
+
+
+async def _on_tool_error(
+    ctx: InvocationContext,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    error: Exception,
+) -> Any:
+    response = None
+    if ctx.plugin_manager is not None:
+        response = await ctx.plugin_manager.run(
+            "on_tool_error_callback", tool=tool, tool_args=args, tool_context=tool_context,
+            error=error,
+        )
+    agent = ctx.agent
+    if response is None and isinstance(agent, LlmAgent):
+        response = await first_result(
+            agent.on_tool_error_callback, tool=tool, args=args, tool_context=tool_context,
+            error=error,
+        )
+    return response

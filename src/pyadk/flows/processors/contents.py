@@ -1,0 +1,206 @@
+"""Contents processor: the conversation history the model sees."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
+
+from pyadk import types
+from pyadk.agents.invocation_context import InvocationContext
+from pyadk.agents.llm_agent import LlmAgent
+from pyadk.events.event import Event
+from pyadk.flows.processors.base import BaseLlmRequestProcessor
+from pyadk.models.llm_request import LlmRequest
+
+
+class ContentsRequestProcessor(BaseLlmRequestProcessor):
+    """Builds ``llm_request.contents`` from the session events.
+
+    Keeps the events of the agent's branch, shows other agents' turns as context
+    (``role='user'``), places tool results right after their calls, and with
+    ``include_contents='none'`` keeps only the current turn.
+    """
+
+    async def run_async(
+        self, invocation_context: InvocationContext, llm_request: LlmRequest
+    ) -> AsyncGenerator[Event, None]:
+        agent = invocation_context.agent
+        if not isinstance(agent, LlmAgent):
+            return
+        llm_request.contents = build_contents(
+            invocation_context.session.events,
+            agent_name=agent.name,
+            branch=invocation_context.branch,
+            current_turn_only=agent.include_contents == "none",
+        )
+        return
+        yield
+
+
+request_processor = ContentsRequestProcessor()
+
+
+def belongs_to_branch(invocation_branch: str | None, event_branch: str | None) -> bool:
+    """True when an event of ``event_branch`` is visible from ``invocation_branch``.
+
+    Branches match whole dot-separated segments: ``p.a`` sees ``p`` but not ``p.a1``.
+    """
+    if not invocation_branch or not event_branch:
+        return True
+    return invocation_branch == event_branch or invocation_branch.startswith(event_branch + ".")
+
+
+def build_contents(
+    events: Sequence[Event],
+    *,
+    agent_name: str,
+    branch: str | None,
+    current_turn_only: bool = False,
+) -> list[types.Content]:
+    """The model-facing history for ``agent_name`` from ``events``."""
+    visible = [e for e in events if _has_content(e) and belongs_to_branch(branch, e.branch)]
+    if current_turn_only:
+        visible = visible[_current_turn_start(visible, agent_name) :]
+    visible = _merge_latest_function_response(visible)
+    visible = _place_responses_after_calls(visible)
+    contents: list[types.Content] = []
+    for event in visible:
+        assert event.content is not None
+        if event.author not in ("user", agent_name):
+            contents.append(_as_context(event))
+        else:
+            contents.append(
+                types.Content.model_construct(
+                    role=event.content.role, parts=list(event.content.parts or [])
+                )
+            )
+    return contents
+
+
+def _has_content(event: Event) -> bool:
+    content = event.content
+    if content is None or not content.role or not content.parts:
+        return False
+    first = content.parts[0]
+    return not (first.text == "" and len(content.parts) == 1)
+
+
+def _current_turn_start(events: list[Event], agent_name: str) -> int:
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].author != agent_name:
+            return index
+    return 0
+
+
+def _as_context(event: Event) -> types.Content:
+    """Another agent's turn, rewritten as user-side context."""
+    assert event.content is not None
+    parts = [types.Part(text="For context:")]
+    for part in event.content.parts or []:
+        if part.thought:
+            continue
+        if part.text:
+            parts.append(types.Part(text=f"[{event.author}] said: {part.text}"))
+        elif part.function_call:
+            call = part.function_call
+            parts.append(
+                types.Part(
+                    text=f"[{event.author}] called tool `{call.name}` with arguments: "
+                    f"{_to_json(call.args)}"
+                )
+            )
+        elif part.function_response:
+            response = part.function_response
+            parts.append(
+                types.Part(
+                    text=f"[{event.author}] tool `{response.name}` returned: "
+                    f"{_to_json(response.response)}"
+                )
+            )
+        else:
+            parts.append(part)
+    return types.Content(role="user", parts=parts)
+
+
+def _to_json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _call_ids(event: Event) -> set[str]:
+    return {c.id for c in event.get_function_calls() if c.id}
+
+
+def _response_ids(event: Event) -> set[str]:
+    return {r.id for r in event.get_function_responses() if r.id}
+
+
+def _merge_responses(events: list[Event], ids: set[str]) -> Event:
+    """One event holding the latest response of each call id in ``ids``."""
+    if len(events) == 1:
+        return events[0]
+    latest: dict[str, types.Part] = {}
+    for event in events:
+        assert event.content is not None
+        for part in event.content.parts or []:
+            fr = part.function_response
+            if fr is not None and fr.id in ids:
+                latest[fr.id] = part
+    first = events[0]
+    return Event(
+        invocation_id=first.invocation_id,
+        author=first.author,
+        branch=first.branch,
+        content=types.Content(role="user", parts=list(latest.values())),
+        timestamp=first.timestamp,
+    )
+
+
+def _merge_latest_function_response(events: list[Event]) -> list[Event]:
+    """When the newest event answers an older (long-running) call, history resumes at
+    that call: what came in between is dropped and the responses are merged."""
+    if len(events) < 2:
+        return events
+    ids = _response_ids(events[-1])
+    if not ids or ids & _call_ids(events[-2]):
+        return events
+    for index in range(len(events) - 2, -1, -1):
+        call_ids = _call_ids(events[index])
+        if ids & call_ids:
+            answers = [e for e in events[index + 1 :] if _response_ids(e) & call_ids]
+            return [*events[: index + 1], _merge_responses(answers, call_ids)]
+    return events
+
+
+def _place_responses_after_calls(events: list[Event]) -> list[Event]:
+    """Moves tool results that arrived later right after the call that asked for them."""
+    if _responses_follow_calls(events):
+        return events
+    all_call_ids: set[str] = set()
+    for event in events:
+        all_call_ids |= _call_ids(event)
+    result: list[Event] = []
+    for index, event in enumerate(events):
+        response_ids = _response_ids(event)
+        if response_ids and response_ids <= all_call_ids:
+            continue
+        result.append(event)
+        call_ids = _call_ids(event)
+        if call_ids:
+            answers = [e for e in events[index + 1 :] if _response_ids(e) & call_ids]
+            if answers:
+                result.append(_merge_responses(answers, call_ids))
+    return result
+
+
+def _responses_follow_calls(events: list[Event]) -> bool:
+    previous: Event | None = None
+    for event in events:
+        response_ids = _response_ids(event)
+        if response_ids and (previous is None or not response_ids <= _call_ids(previous)):
+            return False
+        previous = event
+    return True

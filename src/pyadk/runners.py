@@ -1,0 +1,318 @@
+"""Runner: runs an agent tree for a user's message in a session."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+from collections.abc import AsyncGenerator, Generator, Sequence
+from contextlib import aclosing
+from typing import Any
+
+from pyadk import types
+from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.invocation_context import InvocationContext, new_invocation_context_id
+from pyadk.agents.llm_agent import LlmAgent
+from pyadk.agents.run_config import RunConfig
+from pyadk.artifacts.base_artifact_service import BaseArtifactService
+from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions
+from pyadk.memory.base_memory_service import BaseMemoryService
+from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
+from pyadk.plugins.base_plugin import BasePlugin
+from pyadk.plugins.plugin_manager import PluginManager
+from pyadk.sessions.base_session_service import BaseSessionService, SessionNotFoundError
+from pyadk.sessions.in_memory_session_service import InMemorySessionService
+from pyadk.sessions.session import Session
+from pyadk.tools.base_toolset import BaseToolset
+
+logger = logging.getLogger(__name__)
+
+
+class Runner:
+    """Runs ``agent`` for new user messages and persists every event it produces.
+
+    Each non-partial event is appended to the session before it is yielded, so what
+    a caller has seen is stored. Plugins run before the agents' own callbacks.
+    """
+
+    def __init__(
+        self,
+        *,
+        app_name: str,
+        agent: BaseAgent,
+        session_service: BaseSessionService,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        credential_service: Any | None = None,
+        plugins: Sequence[BasePlugin] | None = None,
+        auto_create_session: bool = False,
+    ) -> None:
+        if not isinstance(agent, BaseAgent):
+            raise TypeError(f"Runner agent must be a BaseAgent, got {type(agent).__name__}.")
+        self.app_name = app_name
+        self.agent = agent
+        self.session_service = session_service
+        self.artifact_service = artifact_service
+        self.memory_service = memory_service
+        self.credential_service = credential_service
+        self.plugin_manager = PluginManager(plugins)
+        self.auto_create_session = auto_create_session
+
+    async def run_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | Any | None = None,
+        state_delta: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
+    ) -> AsyncGenerator[Event, None]:
+        """Appends the user's message to the session, runs the agent, yields events."""
+        session = await self._load_session(user_id, session_id)
+        ctx = InvocationContext(
+            session_service=self.session_service,
+            artifact_service=self.artifact_service,
+            memory_service=self.memory_service,
+            credential_service=self.credential_service,
+            plugin_manager=self.plugin_manager if self.plugin_manager.plugins else None,
+            invocation_id=new_invocation_context_id(),
+            agent=self.agent,
+            session=session,
+            run_config=run_config or RunConfig(),
+        )
+        if new_message is not None:
+            message = types.Content.model_validate(new_message)
+            if not message.parts:
+                raise ValueError("new_message has no parts: send at least one text or data part.")
+            message = await self._on_user_message(ctx, message)
+            ctx.user_content = message
+            await self._append_user_event(ctx, message, state_delta)
+        elif state_delta:
+            await self._append_user_event(ctx, None, state_delta)
+        ctx.agent = self._find_agent_to_run(session, self.agent)
+        async with aclosing(self._run_with_plugins(ctx)) as events:
+            async for event in events:
+                yield event
+
+    async def _load_session(self, user_id: str, session_id: str) -> Session:
+        session = await self.session_service._load_session_for_run(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+        if session is None and self.auto_create_session:
+            await self.session_service.create_session(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+            session = await self.session_service._load_session_for_run(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+        if session is None:
+            raise SessionNotFoundError(
+                f"Session not found: {session_id!r} (app {self.app_name!r}, user {user_id!r}). "
+                "Create it with session_service.create_session(...) or pass "
+                "auto_create_session=True to the Runner."
+            )
+        return session
+
+    async def _on_user_message(
+        self, ctx: InvocationContext, message: types.Content
+    ) -> types.Content:
+        if ctx.plugin_manager is not None:
+            replaced = await ctx.plugin_manager.run(
+                "on_user_message_callback", invocation_context=ctx, user_message=message
+            )
+            if replaced is not None:
+                message = types.Content.model_validate(replaced)
+        if ctx.run_config.save_input_blobs_as_artifacts:
+            message = await self._save_blobs(ctx, message)
+        return message
+
+    async def _save_blobs(self, ctx: InvocationContext, message: types.Content) -> types.Content:
+        if self.artifact_service is None:
+            raise ValueError("save_input_blobs_as_artifacts needs an artifact_service.")
+        parts: list[types.Part] = []
+        for index, part in enumerate(message.parts or []):
+            if part.inline_data is None:
+                parts.append(part)
+                continue
+            filename = f"artifact_{ctx.invocation_id}_{index}"
+            await self.artifact_service.save_artifact(
+                app_name=self.app_name,
+                user_id=ctx.user_id,
+                session_id=ctx.session.id,
+                filename=filename,
+                artifact=part,
+            )
+            parts.append(types.Part(text=f"Uploaded file: {filename}. It is saved into artifacts"))
+        return types.Content(role=message.role or "user", parts=parts)
+
+    async def _append_user_event(
+        self,
+        ctx: InvocationContext,
+        message: types.Content | None,
+        state_delta: dict[str, Any] | None,
+    ) -> None:
+        if message is not None and message.role is None:
+            message = message.model_copy(update={"role": "user"})
+        event = Event(
+            invocation_id=ctx.invocation_id,
+            author="user",
+            content=message,
+            actions=EventActions(state_delta=dict(state_delta or {})),
+        )
+        await self.session_service.append_event(ctx.session, event)
+
+    async def _run_with_plugins(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        plugins = ctx.plugin_manager
+        if plugins is not None:
+            content = await plugins.run("before_run_callback", invocation_context=ctx)
+            if content is not None:
+                event = Event(
+                    invocation_id=ctx.invocation_id,
+                    author=self.agent.name,
+                    content=types.Content.model_validate(content),
+                )
+                yield await self._persist(ctx, event)
+                await plugins.run("after_run_callback", invocation_context=ctx)
+                return
+        async with aclosing(ctx.agent.run_async(ctx)) as events:
+            async for event in events:
+                if plugins is not None:
+                    replaced = await plugins.run(
+                        "on_event_callback", invocation_context=ctx, event=event
+                    )
+                    if replaced is not None:
+                        event = replaced
+                yield await self._persist(ctx, event)
+        if plugins is not None:
+            await plugins.run("after_run_callback", invocation_context=ctx)
+
+    async def _persist(self, ctx: InvocationContext, event: Event) -> Event:
+        if not event.partial:
+            await self.session_service.append_event(ctx.session, event)
+        return event
+
+    def _find_agent_to_run(self, session: Session, root_agent: BaseAgent) -> BaseAgent:
+        """The agent that should answer: the one whose tool call is being answered, else
+        the last agent that spoke if control may stay with it, else the root."""
+        events = session.events
+        if events:
+            answered = {r.id for r in events[-1].get_function_responses() if r.id}
+            if answered:
+                for event in reversed(events[:-1]):
+                    if any(c.id in answered for c in event.get_function_calls()):
+                        agent = root_agent.find_agent(event.author)
+                        if agent is not None:
+                            return agent
+                        break
+        for event in reversed(events):
+            if event.author == "user":
+                continue
+            if event.author == root_agent.name:
+                return root_agent
+            agent = root_agent.find_sub_agent(event.author)
+            if agent is None:
+                logger.debug("Event author %r is not in the agent tree", event.author)
+                continue
+            if self._is_transferable_across_agent_tree(agent):
+                return agent
+        return root_agent
+
+    def _is_transferable_across_agent_tree(self, agent: BaseAgent) -> bool:
+        """True when ``agent`` and its ancestors are LlmAgents that allow a way back."""
+        current: BaseAgent | None = agent
+        while current is not None and current is not self.agent:
+            if not isinstance(current, LlmAgent) or current.disallow_transfer_to_parent:
+                return False
+            current = current.parent_agent
+        return True
+
+    def run(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | Any | None = None,
+        state_delta: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
+    ) -> Generator[Event, None, None]:
+        """Synchronous ``run_async``: runs the agent in a worker thread, yields events."""
+        items: queue.Queue[Any] = queue.Queue()
+        done = object()
+
+        async def consume() -> None:
+            async with aclosing(
+                self.run_async(
+                    user_id=user_id,
+                    session_id=session_id,
+                    new_message=new_message,
+                    state_delta=state_delta,
+                    run_config=run_config,
+                )
+            ) as events:
+                async for event in events:
+                    items.put(event)
+
+        def work() -> None:
+            try:
+                asyncio.run(consume())
+            except BaseException as exc:  # handed to the caller's thread
+                items.put(exc)
+            finally:
+                items.put(done)
+
+        thread = threading.Thread(target=work, name="pyadk-runner", daemon=True)
+        thread.start()
+        try:
+            while (item := items.get()) is not done:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            thread.join(timeout=0.1)
+
+    async def close(self) -> None:
+        """Closes every toolset in the agent tree and the plugins."""
+        for toolset in _toolsets(self.agent):
+            try:
+                await asyncio.wait_for(toolset.close(), 10)
+            except Exception:
+                logger.exception("Toolset %r failed to close", toolset)
+        await self.plugin_manager.close()
+
+    async def __aenter__(self) -> Runner:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def _toolsets(agent: BaseAgent) -> list[BaseToolset]:
+    found: list[BaseToolset] = []
+    if isinstance(agent, LlmAgent):
+        found.extend(t for t in agent.tools if isinstance(t, BaseToolset))
+    for sub in agent.sub_agents:
+        found.extend(_toolsets(sub))
+    return found
+
+
+class InMemoryRunner(Runner):
+    """A Runner with in-memory session, artifact and memory services."""
+
+    def __init__(
+        self,
+        agent: BaseAgent,
+        *,
+        app_name: str = "InMemoryRunner",
+        plugins: Sequence[BasePlugin] | None = None,
+    ) -> None:
+        super().__init__(
+            app_name=app_name,
+            agent=agent,
+            session_service=InMemorySessionService(),
+            artifact_service=InMemoryArtifactService(),
+            memory_service=InMemoryMemoryService(),
+            plugins=plugins,
+        )

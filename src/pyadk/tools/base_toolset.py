@@ -1,0 +1,43 @@
+"""BaseToolset: a source of tools resolved at run time (e.g. an MCP server)."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pyadk.tools.base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from pyadk.agents.readonly_context import ReadonlyContext
+
+ToolPredicate = Callable[[BaseTool, "ReadonlyContext | None"], bool]
+"""Decides whether a tool of a toolset is offered in this context."""
+
+
+class BaseToolset(abc.ABC):
+    """Provides tools on each step; ``tool_filter`` (names or predicate) narrows them."""
+
+    def __init__(self, *, tool_filter: ToolPredicate | list[str] | None = None) -> None:
+        self.tool_filter = tool_filter
+
+    @abc.abstractmethod
+    async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
+        """The toolset's tools for this context."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Releases the toolset's resources (connections, processes)."""
+
+    def _is_tool_selected(self, tool: BaseTool, readonly_context: ReadonlyContext | None) -> bool:
+        if self.tool_filter is None:
+            return True
+        if isinstance(self.tool_filter, list):
+            return tool.name in self.tool_filter
+        return bool(self.tool_filter(tool, readonly_context))
+
+    async def get_tools_checked(
+        self, readonly_context: ReadonlyContext | None = None
+    ) -> list[BaseTool]:
+        """``get_tools`` with ``tool_filter`` applied."""
+        tools = await self.get_tools(readonly_context)
+        return [t for t in tools if self._is_tool_selected(t, readonly_context)]

@@ -1,0 +1,65 @@
+"""FunctionTool: a Python function (sync or async) exposed to the model."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pyadk import types
+from pyadk.tools.base_tool import BaseTool
+from pyadk.tools.function_declarations import build_function_declaration, validate_arguments
+
+if TYPE_CHECKING:
+    from pyadk.tools.tool_context import ToolContext
+
+_IGNORED = ("tool_context", "input_stream")
+
+
+class FunctionTool(BaseTool):
+    """Wraps a function: its signature and docstring become the declaration.
+
+    Arguments from the model are validated and coerced against the type hints
+    (pydantic models included); invalid or missing ones come back to the model as an
+    ``{"error": ...}`` result instead of raising. A parameter named ``tool_context``
+    receives the :class:`ToolContext`. When several calls run at once, sync functions
+    run in worker threads so they do not block each other.
+    """
+
+    def __init__(self, func: Callable[..., Any], *, name: str | None = None) -> None:
+        tool_name = name or getattr(func, "__name__", None) or type(func).__name__
+        doc = inspect.getdoc(func) or ""
+        super().__init__(name=tool_name, description=doc)
+        self.func = func
+        self._declaration: types.FunctionDeclaration | None = None
+        target = func if inspect.isroutine(func) else getattr(func, "__call__", func)  # noqa: B004
+        self._takes_tool_context = "tool_context" in inspect.signature(target).parameters
+        self._is_async = inspect.iscoroutinefunction(target)
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        if self._declaration is None:
+            self._declaration = build_function_declaration(
+                self.func, ignore_params=_IGNORED, name=self.name
+            )
+        return self._declaration
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        kwargs, errors = validate_arguments(self.func, args or {}, ignore_params=_IGNORED)
+        if errors:
+            return {
+                "error": f"Invoking `{self.name}()` failed: "
+                + "; ".join(errors)
+                + ". Fix the arguments and call the tool again."
+            }
+        if self._takes_tool_context:
+            kwargs["tool_context"] = tool_context
+        if self._is_async:
+            return await self.func(**kwargs)
+        if getattr(tool_context, "concurrent", False):
+            result = await asyncio.to_thread(self.func, **kwargs)
+        else:
+            result = self.func(**kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result

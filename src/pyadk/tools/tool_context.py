@@ -1,0 +1,52 @@
+"""ToolContext: the context a tool call runs in."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pyadk.agents.callback_context import CallbackContext
+from pyadk.events.event_actions import EventActions
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.memory.base_memory_service import SearchMemoryResponse
+
+
+class ToolContext(CallbackContext):
+    """Context of one tool call: its ``function_call_id``, ``actions`` and services.
+
+    Tools steer the run through ``actions``: ``escalate``, ``transfer_to_agent``,
+    ``skip_summarization``, or by writing ``state``.
+    """
+
+    def __init__(
+        self,
+        invocation_context: InvocationContext,
+        *,
+        function_call_id: str | None = None,
+        event_actions: EventActions | None = None,
+    ) -> None:
+        super().__init__(invocation_context, event_actions=event_actions)
+        self.function_call_id = function_call_id
+        self.concurrent = False
+        """True when other calls of the same model response run at the same time."""
+
+    @property
+    def invocation_context(self) -> InvocationContext:
+        """The invocation this tool call belongs to."""
+        return self._invocation_context
+
+    async def search_memory(self, query: str) -> SearchMemoryResponse:
+        """Searches the memory service for ``query`` in this user's past sessions."""
+        ctx = self._invocation_context
+        if ctx.memory_service is None:
+            raise ValueError("Memory service is not available: pass memory_service= to the Runner.")
+        return await ctx.memory_service.search_memory(
+            app_name=ctx.app_name, user_id=ctx.user_id, query=query
+        )
+
+    def request_credential(self, auth_config: Any) -> None:
+        """Asks the client for a credential for this call (``requested_auth_configs``)."""
+        if not self.function_call_id:
+            raise ValueError("request_credential needs a function_call_id.")
+        self._event_actions.requested_auth_configs[self.function_call_id] = auth_config

@@ -1,0 +1,38 @@
+"""transfer_to_agent: hands the conversation to another agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyadk.tools.function_tool import FunctionTool
+from pyadk.tools.tool_context import ToolContext
+
+
+def transfer_to_agent(agent_name: str, tool_context: ToolContext) -> dict[str, str]:
+    """Transfers the question to another agent.
+
+    Args:
+      agent_name: the name of the agent to transfer to.
+    """
+    tool_context.actions.transfer_to_agent = agent_name
+    return {"status": f"transferred to {agent_name}"}
+
+
+class TransferToAgentTool(FunctionTool):
+    """``transfer_to_agent`` restricted to the agents the current agent may reach.
+
+    A name outside ``allowed`` becomes an error result for the model, not a transfer.
+    """
+
+    def __init__(self, allowed: list[str]) -> None:
+        super().__init__(transfer_to_agent)
+        self.allowed = allowed
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        target = (args or {}).get("agent_name")
+        if target not in self.allowed:
+            return {
+                "error": f"Cannot transfer to {target!r}. "
+                f"Valid agent names: {', '.join(self.allowed)}."
+            }
+        return await super().run_async(args=args, tool_context=tool_context)

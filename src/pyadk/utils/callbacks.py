@@ -1,0 +1,35 @@
+"""Calling user callbacks: single or list, sync or async, always by keyword."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Callbacks = Callable[..., Any] | Sequence[Callable[..., Any]] | None
+
+
+def as_callback_list(callbacks: Callbacks) -> list[Callable[..., Any]]:
+    """A callback field's value as a list."""
+    if callbacks is None:
+        return []
+    if callable(callbacks):
+        return [callbacks]
+    return list(callbacks)
+
+
+async def call_maybe_async(callback: Callable[..., Any], **kwargs: Any) -> Any:
+    """Calls ``callback`` by keyword and awaits its result when it is awaitable."""
+    result = callback(**kwargs)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+async def first_result(callbacks: Callbacks, **kwargs: Any) -> Any:
+    """Runs callbacks in order; returns the first non-None result (None if none)."""
+    for callback in as_callback_list(callbacks):
+        result = await call_maybe_async(callback, **kwargs)
+        if result is not None:
+            return result
+    return None
