@@ -7,5 +7,14 @@ from pyadk.testing.scripted_models import (
     Stream,
     function_call,
 )
+from pyadk.testing.test_runner import TestRunner, simplify_events
 
-__all__ = ["FunctionModel", "ScriptExhaustedError", "ScriptedModel", "Stream", "function_call"]
+__all__ = [
+    "FunctionModel",
+    "ScriptExhaustedError",
+    "ScriptedModel",
+    "Stream",
+    "TestRunner",
+    "function_call",
+    "simplify_events",
+]
