@@ -1,14 +1,18 @@
 """Tools: function tools, toolsets, agent tools and built-ins."""
 
+from pyadk.tools.agent_tool import AgentTool
 from pyadk.tools.base_tool import BaseTool
 from pyadk.tools.base_toolset import BaseToolset, ToolPredicate
 from pyadk.tools.exit_loop_tool import exit_loop
 from pyadk.tools.function_tool import FunctionTool
+from pyadk.tools.load_artifacts_tool import load_artifacts
 from pyadk.tools.long_running_tool import LongRunningFunctionTool
+from pyadk.tools.memory_tools import load_memory, preload_memory
 from pyadk.tools.tool_context import ToolContext
 from pyadk.tools.transfer_to_agent_tool import transfer_to_agent
 
 __all__ = [
+    "AgentTool",
     "BaseTool",
     "BaseToolset",
     "FunctionTool",
@@ -16,5 +20,8 @@ __all__ = [
     "ToolContext",
     "ToolPredicate",
     "exit_loop",
+    "load_artifacts",
+    "load_memory",
+    "preload_memory",
     "transfer_to_agent",
 ]

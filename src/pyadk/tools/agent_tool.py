@@ -1,0 +1,112 @@
+"""AgentTool: another agent, called like a function."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from pyadk import types
+from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.llm_agent import LlmAgent
+from pyadk.sessions.state import State
+from pyadk.tools.base_tool import BaseTool
+from pyadk.tools.forwarding_artifact_service import ForwardingArtifactService
+from pyadk.tools.function_declarations import schema_for_model
+
+if TYPE_CHECKING:
+    from pyadk.tools.tool_context import ToolContext
+
+
+class AgentTool(BaseTool):
+    """Runs ``agent`` as a tool call and returns its final answer.
+
+    The model passes ``request`` (text), or the fields of the agent's
+    ``input_schema``. The agent runs in a fresh in-memory session seeded with a copy
+    of the caller's state; its state changes flow back to the caller, and its
+    artifacts are saved in the caller's session. With ``output_schema`` the result is
+    the validated dict, otherwise the final text.
+    """
+
+    def __init__(self, agent: BaseAgent, skip_summarization: bool = False) -> None:
+        super().__init__(name=agent.name, description=agent.description)
+        self.agent = agent
+        self.skip_summarization = skip_summarization
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        input_schema = self.agent.input_schema if isinstance(self.agent, LlmAgent) else None
+        if input_schema is not None:
+            parameters = schema_for_model(input_schema)
+        else:
+            parameters = types.Schema(
+                type=types.Type.OBJECT,
+                properties={"request": types.Schema(type=types.Type.STRING)},
+                required=["request"],
+            )
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters=parameters
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        from pyadk.runners import Runner
+        from pyadk.sessions.in_memory_session_service import InMemorySessionService
+
+        if self.skip_summarization:
+            tool_context.actions.skip_summarization = True
+        message = self._message(args)
+        if isinstance(message, dict):
+            return message
+        parent = tool_context.invocation_context
+        plugins = parent.plugin_manager.plugins if parent.plugin_manager else None
+        runner = Runner(
+            app_name=self.agent.name,
+            agent=self.agent,
+            session_service=InMemorySessionService(),
+            artifact_service=ForwardingArtifactService(tool_context),
+            memory_service=parent.memory_service,
+            credential_service=parent.credential_service,
+            plugins=plugins,
+        )
+        state = {
+            k: v
+            for k, v in tool_context.state.to_dict().items()
+            if not k.startswith(State.TEMP_PREFIX)
+        }
+        session = await runner.session_service.create_session(
+            app_name=self.agent.name, user_id=parent.user_id, state=state
+        )
+        last_content: types.Content | None = None
+        async for event in runner.run_async(
+            user_id=session.user_id,
+            session_id=session.id,
+            new_message=types.UserContent(message),
+            run_config=parent.run_config,
+        ):
+            if event.actions.state_delta:
+                tool_context.state.update(event.actions.state_delta)
+            if event.content is not None and not event.partial:
+                last_content = event.content
+        text = (last_content.text if last_content else None) or ""
+        output_schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
+        if output_schema is None or not text:
+            return text
+        try:
+            return output_schema.model_validate_json(text).model_dump(
+                mode="json", exclude_none=True
+            )
+        except ValidationError as exc:
+            return {"error": f"Agent {self.agent.name!r} returned invalid structured output: {exc}"}
+
+    def _message(self, args: dict[str, Any]) -> str | dict[str, str]:
+        """The message for the agent, or an error result for the caller's model."""
+        input_schema = self.agent.input_schema if isinstance(self.agent, LlmAgent) else None
+        if input_schema is not None:
+            try:
+                return input_schema.model_validate(args).model_dump_json(exclude_none=True)
+            except ValidationError as exc:
+                return {"error": f"Invalid arguments for agent {self.agent.name!r}: {exc}"}
+        request = args.get("request")
+        if not isinstance(request, str) or not request:
+            return {"error": f"Agent tool {self.name!r} needs a non-empty 'request' string."}
+        return request if isinstance(request, str) else json.dumps(request)
