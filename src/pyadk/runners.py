@@ -221,11 +221,15 @@ class Runner:
         return root_agent
 
     def _is_transferable_across_agent_tree(self, agent: BaseAgent) -> bool:
-        """True when ``agent`` and its ancestors are LlmAgents that allow a way back."""
+        """True when ``agent`` and its ancestors up to the root agent (included) are
+        LlmAgents that allow a way back; a workflow agent above it (e.g. a
+        SequentialAgent root) makes the next turn start from the root again."""
         current: BaseAgent | None = agent
-        while current is not None and current is not self.agent:
+        while current is not None:
             if not isinstance(current, LlmAgent) or current.disallow_transfer_to_parent:
                 return False
+            if current is self.agent:
+                break
             current = current.parent_agent
         return True
 

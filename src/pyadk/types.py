@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import base64
 import enum
+import logging
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_serializer, field_validator, model_validator
 from pydantic.alias_generators import to_camel
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "Blob",
@@ -38,20 +41,12 @@ __all__ = [
     "Type",
     "UsageMetadata",
     "UserContent",
-    "from_genai",
 ]
 
 
 def _is_foreign_model(value: Any) -> bool:
     """True for a pydantic object from google-genai (or any non-pyadk pydantic model)."""
     return isinstance(value, BaseModel) and not isinstance(value, _Base)
-
-
-def from_genai(value: Any) -> Any:
-    """Turns a google-genai object (or a list of them) into plain data pyadk can validate."""
-    if isinstance(value, BaseModel) and not isinstance(value, _Base):
-        return value.model_dump(exclude_none=True)
-    return value
 
 
 class _Base(BaseModel):
@@ -72,8 +67,27 @@ class _Base(BaseModel):
     @classmethod
     def _accept_genai(cls, data: Any) -> Any:
         if _is_foreign_model(data):
-            return data.model_dump(exclude_none=True)
+            return _known_fields(cls, data)
         return data
+
+
+def _known_fields(cls: type[BaseModel], obj: BaseModel) -> dict[str, Any]:
+    """The fields of a foreign (google-genai) object that ``cls`` models.
+
+    Nested objects stay objects, so each level is converted by its own pyadk type;
+    fields pyadk does not model (e.g. ``video_metadata``) are dropped.
+    """
+    known = cls.model_fields
+    values: dict[str, Any] = {}
+    for name in type(obj).model_fields:
+        value = getattr(obj, name, None)
+        if value is None:
+            continue
+        if name in known:
+            values[name] = value
+        else:
+            logger.debug("Dropping %s.%s: pyadk does not model it", type(obj).__name__, name)
+    return values
 
 
 def _bytes_in(value: Any) -> Any:
@@ -84,7 +98,7 @@ def _bytes_in(value: Any) -> Any:
     return value
 
 
-class Type(str, enum.Enum):
+class Type(enum.StrEnum):
     """JSON-schema-like data types used by :class:`Schema`."""
 
     TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED"
@@ -97,7 +111,7 @@ class Type(str, enum.Enum):
     NULL = "NULL"
 
 
-class FinishReason(str, enum.Enum):
+class FinishReason(enum.StrEnum):
     """Why a model stopped generating."""
 
     FINISH_REASON_UNSPECIFIED = "FINISH_REASON_UNSPECIFIED"
@@ -114,7 +128,7 @@ class FinishReason(str, enum.Enum):
     UNEXPECTED_TOOL_CALL = "UNEXPECTED_TOOL_CALL"
 
 
-class Outcome(str, enum.Enum):
+class Outcome(enum.StrEnum):
     """Outcome of a code execution."""
 
     OUTCOME_UNSPECIFIED = "OUTCOME_UNSPECIFIED"
@@ -123,7 +137,7 @@ class Outcome(str, enum.Enum):
     OUTCOME_DEADLINE_EXCEEDED = "OUTCOME_DEADLINE_EXCEEDED"
 
 
-class FunctionCallingConfigMode(str, enum.Enum):
+class FunctionCallingConfigMode(enum.StrEnum):
     """How the model may call functions: AUTO decides, ANY must call, NONE must not."""
 
     MODE_UNSPECIFIED = "MODE_UNSPECIFIED"
@@ -252,14 +266,18 @@ class Content(_Base):
         return "".join(texts) if texts else None
 
 
-def UserContent(parts: str | Part | list[Part | str]) -> Content:  # noqa: N802 - genai name
-    """A ``user`` content from text or parts."""
-    return Content(role="user", parts=_as_parts(parts))
+class UserContent(Content):
+    """A ``user`` content from text or parts: ``UserContent("hi")``."""
+
+    def __init__(self, parts: str | Part | list[Part | str], **data: Any) -> None:
+        super().__init__(role="user", parts=_as_parts(parts), **data)
 
 
-def ModelContent(parts: str | Part | list[Part | str]) -> Content:  # noqa: N802 - genai name
+class ModelContent(Content):
     """A ``model`` content from text or parts."""
-    return Content(role="model", parts=_as_parts(parts))
+
+    def __init__(self, parts: str | Part | list[Part | str], **data: Any) -> None:
+        super().__init__(role="model", parts=_as_parts(parts), **data)
 
 
 def _as_parts(parts: str | Part | list[Part | str]) -> list[Part]:

@@ -247,12 +247,13 @@ async def test_foreign_part_is_converted(service: InMemoryArtifactService) -> No
     assert loaded.inline_data == types.Blob(mime_type="text/plain", data=b"hi")
 
 
-async def test_foreign_part_with_unsupported_fields_is_rejected(
+async def test_foreign_part_fields_pyadk_does_not_model_are_dropped(
     service: InMemoryArtifactService,
 ) -> None:
-    foreign = _foreign_part_class()(video_metadata={"fps": "30"})
-    with pytest.raises(TypeError, match=r"'clip\.mp4'"):
-        await service.save_artifact(**_ids(), filename="clip.mp4", artifact=foreign)  # type: ignore[arg-type]
+    foreign = _foreign_part_class()(text="clip", video_metadata={"fps": "30"})
+    await service.save_artifact(**_ids(), filename="clip.mp4", artifact=foreign)  # type: ignore[arg-type]
+    loaded = await service.load_artifact(**_ids(), filename="clip.mp4")
+    assert loaded == types.Part(text="clip")
 
 
 async def test_foreign_non_part_model_is_rejected(service: InMemoryArtifactService) -> None:

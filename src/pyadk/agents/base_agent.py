@@ -174,4 +174,3 @@ class BaseAgent(BaseModel):
             content=content,
             actions=actions,
         )
-

@@ -75,9 +75,14 @@ class LlmAgent(BaseAgent):
     after_tool_callback: ToolCallback | list[ToolCallback] | None = None
     on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
 
+    # Caches, each valid only for the inputs it was computed from (fields may be
+    # reassigned or mutated after a run: ``agent.model = ...``, ``agent.tools.append``).
     _resolved_model: BaseLlm | None = PrivateAttr(default=None)
+    _resolved_model_name: str | None = PrivateAttr(default=None)
     _static_tools: list[BaseTool] | None = PrivateAttr(default=None)
+    _static_tools_source: tuple[Any, ...] = PrivateAttr(default=())
     _flow: BaseLlmFlow | None = PrivateAttr(default=None)
+    _flow_no_transfer: bool | None = PrivateAttr(default=None)
 
     @field_validator("generate_content_config", mode="before")
     @classmethod
@@ -86,7 +91,9 @@ class LlmAgent(BaseAgent):
             return None
         config = types.GenerateContentConfig.model_validate(value)
         if config.tools:
-            raise ValueError("All tools must be set via LlmAgent.tools, not generate_content_config.")
+            raise ValueError(
+                "All tools must be set via LlmAgent.tools, not generate_content_config."
+            )
         if config.system_instruction:
             raise ValueError(
                 "System instruction must be set via LlmAgent.instruction, "
@@ -103,17 +110,10 @@ class LlmAgent(BaseAgent):
     @property
     def canonical_model(self) -> BaseLlm:
         """The model object this agent uses (own, inherited, or the default)."""
-        if self._resolved_model is not None:
-            return self._resolved_model
-        resolved = self._resolve_model()
-        self._resolved_model = resolved
-        return resolved
-
-    def _resolve_model(self) -> BaseLlm:
         if isinstance(self.model, BaseLlm):
             return self.model
         if self.model:
-            return LLMRegistry.new_llm(self.model)
+            return self._llm_for_name(self.model)
         ancestor = self.parent_agent
         while ancestor is not None:
             if isinstance(ancestor, LlmAgent) and ancestor.model:
@@ -123,11 +123,18 @@ class LlmAgent(BaseAgent):
         if isinstance(default, BaseLlm):
             return default
         if default:
-            return LLMRegistry.new_llm(default)
+            return self._llm_for_name(default)
         raise ValueError(
             f"No model found for agent {self.name!r}: set model= on it or an ancestor, "
             "or call pyadk.models.set_default_model(...)."
         )
+
+    def _llm_for_name(self, name: str) -> BaseLlm:
+        """The registry's model for ``name``, built once per name."""
+        if self._resolved_model is None or self._resolved_model_name != name:
+            self._resolved_model = LLMRegistry.new_llm(name)
+            self._resolved_model_name = name
+        return self._resolved_model
 
     async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
         """(instruction text, True when it came from a provider and skips templating)."""
@@ -141,7 +148,8 @@ class LlmAgent(BaseAgent):
         """The agent's tools: callables wrapped, toolsets expanded (on every call)."""
         from pyadk.tools.base_toolset import BaseToolset
 
-        if self._static_tools is not None:
+        source = tuple(self.tools)
+        if self._static_tools is not None and _same_items(source, self._static_tools_source):
             return self._static_tools
         resolved: list[BaseTool] = []
         has_toolset = False
@@ -153,6 +161,7 @@ class LlmAgent(BaseAgent):
                 resolved.append(_as_tool(item))
         if not has_toolset:
             self._static_tools = resolved
+            self._static_tools_source = source
         return resolved
 
     @property
@@ -199,16 +208,17 @@ class LlmAgent(BaseAgent):
     # -- execution ------------------------------------------------------------------------
     @property
     def _llm_flow(self) -> BaseLlmFlow:
-        if self._flow is None:
+        no_transfer = (
+            self.disallow_transfer_to_parent
+            and self.disallow_transfer_to_peers
+            and not self.sub_agents
+        )
+        if self._flow is None or self._flow_no_transfer != no_transfer:
             from pyadk.flows.auto_flow import AutoFlow
             from pyadk.flows.single_flow import SingleFlow
 
-            no_transfer = (
-                self.disallow_transfer_to_parent
-                and self.disallow_transfer_to_peers
-                and not self.sub_agents
-            )
             self._flow = SingleFlow() if no_transfer else AutoFlow()
+            self._flow_no_transfer = no_transfer
         return self._flow
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
@@ -238,7 +248,9 @@ class LlmAgent(BaseAgent):
             )
             logger.warning(event.error_message)
             return
-        event.actions.state_delta[self.output_key] = value.model_dump(mode="json", exclude_none=True)
+        event.actions.state_delta[self.output_key] = value.model_dump(
+            mode="json", exclude_none=True
+        )
 
 
 Agent = LlmAgent
@@ -254,6 +266,11 @@ async def _resolve_instruction(
     if isinstance(result, Awaitable):
         result = await result
     return str(result), True
+
+
+def _same_items(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """True when both hold the very same objects in the same order."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def _as_tool(item: Any) -> BaseTool:

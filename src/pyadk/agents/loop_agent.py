@@ -27,9 +27,7 @@ class LoopAgent(BaseAgent):
             for sub_agent in self.sub_agents:
                 async with aclosing(sub_agent.run_async(ctx)) as events:
                     async for event in events:
-                        escalated = event.actions.escalate and not ctx.is_escalation_handled(
-                            event
-                        )
+                        escalated = event.actions.escalate and not ctx.is_escalation_handled(event)
                         if escalated:
                             ctx.mark_escalation_handled(event)
                         yield event

@@ -81,9 +81,7 @@ class BaseLlmFlow:
         from pyadk.agents.readonly_context import ReadonlyContext
 
         for tool in await agent.canonical_tools(ReadonlyContext(ctx)):
-            await tool.process_llm_request(
-                tool_context=ToolContext(ctx), llm_request=llm_request
-            )
+            await tool.process_llm_request(tool_context=ToolContext(ctx), llm_request=llm_request)
 
     async def _call_llm_async(
         self, ctx: InvocationContext, llm_request: LlmRequest, response_event: Event
@@ -91,6 +89,12 @@ class BaseLlmFlow:
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
         callback_context = CallbackContext(ctx, event_actions=response_event.actions)
+        plugins_see_request = ctx.plugin_manager is not None and ctx.plugin_manager.has(
+            "before_model_callback"
+        )
+        if plugins_see_request or agent.before_model_callback:
+            # Callbacks may edit the request: give them history they cannot corrupt.
+            llm_request.contents = [c.model_copy(deep=True) for c in llm_request.contents]
         response = None
         if ctx.plugin_manager is not None:
             response = await ctx.plugin_manager.run(
@@ -206,12 +210,15 @@ def _finalize_event(
 ) -> Event:
     """The event for one model response, built on the step's event template."""
     fields = {k: getattr(llm_response, k) for k in llm_response.model_fields_set}
+    # A partial chunk gets a snapshot: later changes to the step's actions (e.g. the
+    # output_key delta of the aggregated answer) must not show up on chunks already yielded.
+    actions = response_event.actions
     event = Event(
         invocation_id=response_event.invocation_id,
         author=response_event.author,
         branch=response_event.branch,
         id=response_event.id,
-        actions=response_event.actions,
+        actions=actions.model_copy(deep=True) if llm_response.partial else actions,
         **fields,
     )
     if event.content is not None and not event.partial:

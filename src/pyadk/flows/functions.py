@@ -56,11 +56,15 @@ async def handle_function_calls_async(
     if len(calls) == 1:
         results = [await _execute_call(ctx, calls[0], tools_dict, concurrent=False)]
     else:
-        async with asyncio.TaskGroup() as group:
-            tasks = [
-                group.create_task(_execute_call(ctx, call, tools_dict, concurrent=True))
-                for call in calls
-            ]
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [
+                    group.create_task(_execute_call(ctx, call, tools_dict, concurrent=True))
+                    for call in calls
+                ]
+        except ExceptionGroup as errors:
+            # Raise what the tool raised, as for a single call, not TaskGroup's wrapper.
+            raise errors.exceptions[0] from None
         results = [task.result() for task in tasks]
     parts: list[types.Part] = []
     actions = EventActions()
@@ -164,13 +168,19 @@ async def _on_tool_error(
     response = None
     if ctx.plugin_manager is not None:
         response = await ctx.plugin_manager.run(
-            "on_tool_error_callback", tool=tool, tool_args=args, tool_context=tool_context,
+            "on_tool_error_callback",
+            tool=tool,
+            tool_args=args,
+            tool_context=tool_context,
             error=error,
         )
     agent = ctx.agent
     if response is None and isinstance(agent, LlmAgent):
         response = await first_result(
-            agent.on_tool_error_callback, tool=tool, args=args, tool_context=tool_context,
+            agent.on_tool_error_callback,
+            tool=tool,
+            args=args,
+            tool_context=tool_context,
             error=error,
         )
     return response

@@ -37,5 +37,5 @@ class BaseLlm(BaseModel):
         raise NotImplementedError(f"{type(self).__name__} must implement generate_content_async")
         yield  # pragma: no cover - makes this an async generator
 
-    async def close(self) -> None:  # noqa: B027 - optional hook
+    async def close(self) -> None:
         """Releases resources held by the model client (no-op by default)."""

@@ -13,7 +13,9 @@ from pyadk.sessions.state import State
 
 
 class GetSessionConfig(BaseModel):
-    """Limits what ``get_session`` loads: the latest N events and/or those after a time."""
+    """Limits what ``get_session`` loads: the latest N events and/or those after a time.
+
+    ``num_recent_events`` of None or 0 loads every event (as google-adk does)."""
 
     num_recent_events: int | None = None
     after_timestamp: float | None = None
@@ -91,7 +93,9 @@ class BaseSessionService(abc.ABC):
     def _persistable_delta(event: Event) -> dict[str, Any]:
         """The event's state delta without ``temp:`` keys."""
         return {
-            k: v for k, v in event.actions.state_delta.items() if not k.startswith(State.TEMP_PREFIX)
+            k: v
+            for k, v in event.actions.state_delta.items()
+            if not k.startswith(State.TEMP_PREFIX)
         }
 
     async def close(self) -> None:  # noqa: B027 - optional hook

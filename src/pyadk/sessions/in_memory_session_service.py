@@ -54,7 +54,9 @@ class InMemorySessionService(BaseSessionService):
         sid = (session_id or "").strip() or str(uuid.uuid4())
         key = (app_name, user_id, sid)
         if key in self._sessions:
-            raise ValueError(f"Session {sid!r} already exists for app {app_name!r}, user {user_id!r}.")
+            raise ValueError(
+                f"Session {sid!r} already exists for app {app_name!r}, user {user_id!r}."
+            )
         app_delta, user_delta, own = split_scoped_state(copy.deepcopy(state or {}))
         self._app_state.setdefault(app_name, {}).update(app_delta)
         self._user_state.setdefault((app_name, user_id), {}).update(user_delta)
@@ -86,8 +88,8 @@ class InMemorySessionService(BaseSessionService):
         if config is not None:
             if config.after_timestamp is not None:
                 events = [e for e in events if e.timestamp >= config.after_timestamp]
-            if config.num_recent_events is not None:
-                events = events[-config.num_recent_events :] if config.num_recent_events > 0 else []
+            if config.num_recent_events:
+                events = events[-config.num_recent_events :]
         events = [e.model_copy(deep=True) for e in events] if deep else list(events)
         state = merge_scoped_state(
             self._app_state.get(stored.app_name, {}),
@@ -132,7 +134,7 @@ class InMemorySessionService(BaseSessionService):
             )
         self._apply_to_session(session, event)
         kept = event.model_copy(deep=True)
-        delta = self._persistable_delta(event)
+        delta = self._persistable_delta(kept)  # from the private copy: no shared values
         kept.actions.state_delta = delta
         if delta:
             app_delta, user_delta, own = split_scoped_state(delta)

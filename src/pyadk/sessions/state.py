@@ -47,7 +47,9 @@ class State:
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value of ``key``, or ``default``."""
-        return self[key] if key in self else default
+        if key in self._delta:
+            return self._delta[key]
+        return self._value.get(key, default)
 
     def setdefault(self, key: str, default: Any = None) -> Any:
         """The value of ``key``; sets it to ``default`` first when missing."""

@@ -31,7 +31,9 @@ Reply = Any
 """str | Part | list[Part] | Content | LlmResponse | Stream | BaseException."""
 
 
-def function_call(name: str, args: dict[str, Any] | None = None, id: str | None = None) -> types.Part:
+def function_call(
+    name: str, args: dict[str, Any] | None = None, id: str | None = None
+) -> types.Part:
     """A function-call part for a scripted reply."""
     return types.Part(function_call=types.FunctionCall(name=name, args=args or {}, id=id))
 

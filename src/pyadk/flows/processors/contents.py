@@ -70,6 +70,8 @@ def build_contents(
         if event.author not in ("user", agent_name):
             contents.append(_as_context(event))
         else:
+            # A new Content and parts list; the parts themselves are shared with the
+            # session. The flow deep-copies them before user callbacks can see them.
             contents.append(
                 types.Content.model_construct(
                     role=event.content.role, parts=list(event.content.parts or [])
@@ -119,7 +121,7 @@ def _as_context(event: Event) -> types.Content:
                 )
             )
         else:
-            parts.append(part)
+            parts.append(part.model_copy(deep=True))
     return types.Content(role="user", parts=parts)
 
 

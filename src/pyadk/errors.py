@@ -1,0 +1,45 @@
+"""Typed errors that callers and retry policies can act on."""
+
+from __future__ import annotations
+
+
+class PyadkError(Exception):
+    """Base of pyadk's own errors."""
+
+
+class ModelError(PyadkError):
+    """A model call failed. ``retryable`` says whether trying again may help."""
+
+    retryable = False
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class RateLimitError(ModelError):
+    """The provider refused the call for now (HTTP 429): retry after a pause."""
+
+    retryable = True
+
+
+class ModelOverloadedError(ModelError):
+    """The provider is overloaded or unavailable (HTTP 5xx): retry after a pause."""
+
+    retryable = True
+
+
+class BadRequestError(ModelError):
+    """The provider rejected the request (HTTP 4xx other than 429): do not retry."""
+
+
+class ToolTimeoutError(PyadkError, TimeoutError):
+    """A tool call took longer than the agent's ``tool_timeout``."""
+
+
+class ModelTimeoutError(PyadkError, TimeoutError):
+    """A model call took longer than the agent's ``model_timeout``."""
+
+
+class AgentTimeoutError(PyadkError, TimeoutError):
+    """An agent run took longer than its ``timeout``."""

@@ -1,0 +1,89 @@
+"""SSE streaming: partial events, the aggregated final event and what is persisted."""
+
+from __future__ import annotations
+
+from pyadk.agents import LlmAgent, RunConfig, StreamingMode
+from pyadk.testing import ScriptedModel, Stream, TestRunner, function_call, simplify_events
+
+SSE = RunConfig(streaming_mode=StreamingMode.SSE)
+
+
+async def test_sse_yields_partial_events_then_one_aggregated_final_event() -> None:
+    model = ScriptedModel([Stream(["Hel", "lo ", "world"])])
+    runner = TestRunner(LlmAgent(name="root", model=model))
+
+    events = await runner.run("hi", run_config=SSE)
+
+    assert [(e.author, e.partial, e.content.text) for e in events] == [
+        ("root", True, "Hel"),
+        ("root", True, "lo "),
+        ("root", True, "world"),
+        ("root", None, "Hello world"),
+    ]
+    assert [e.is_final_response() for e in events] == [False, False, False, True]
+    assert len({e.id for e in events}) == 4
+    assert model.call_count == 1
+
+
+async def test_partial_events_are_not_persisted() -> None:
+    runner = TestRunner(LlmAgent(name="root", model=ScriptedModel([Stream(["a", "b"])])))
+
+    events = await runner.run("hi", run_config=SSE)
+
+    session = await runner.session()
+    assert [(e.author, e.content.text) for e in session.events] == [("user", "hi"), ("root", "ab")]
+    assert session.events[-1].id == events[-1].id
+    assert not any(e.partial for e in session.events)
+
+
+async def test_output_key_gets_only_the_aggregated_text() -> None:
+    model = ScriptedModel([Stream(["The answer", " is 42."])])
+    runner = TestRunner(LlmAgent(name="root", model=model, output_key="answer"))
+
+    events = await runner.run("question", run_config=SSE)
+
+    assert (await runner.state())["answer"] == "The answer is 42."
+    assert [e.actions.state_delta for e in events] == [{}, {}, {"answer": "The answer is 42."}]
+
+
+async def test_without_sse_a_stream_reply_is_a_single_event() -> None:
+    model = ScriptedModel([Stream(["Hel", "lo"])])
+    runner = TestRunner(LlmAgent(name="root", model=model, output_key="out"))
+
+    events = await runner.run("hi")
+
+    assert [(e.partial, e.content.text) for e in events] == [(None, "Hello")]
+    assert (await runner.state())["out"] == "Hello"
+
+
+async def test_sse_tool_call_runs_once_and_the_summary_streams() -> None:
+    calls: list[str] = []
+
+    def lookup(city: str) -> str:
+        calls.append(city)
+        return "sunny"
+
+    model = ScriptedModel(
+        [
+            Stream(["Let me check. ", function_call("lookup", {"city": "Oslo"})]),
+            Stream(["It is ", "sunny."]),
+        ]
+    )
+    runner = TestRunner(LlmAgent(name="root", model=model, tools=[lookup]))
+
+    events = await runner.run("weather?", run_config=SSE)
+
+    assert calls == ["Oslo"]
+    final_events = [e for e in events if not e.partial]
+    assert simplify_events(final_events) == [
+        ("root", ["Let me check.", "call:lookup({'city': 'Oslo'})"]),
+        ("root", "response:lookup({'result': 'sunny'})"),
+        ("root", "It is sunny."),
+    ]
+    assert [e.content.text for e in events if e.partial and e.content.text] == [
+        "Let me check. ",
+        "It is ",
+        "sunny.",
+    ]
+    session = await runner.session()
+    assert len(session.events) == 1 + len(final_events)
