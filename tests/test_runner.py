@@ -250,7 +250,7 @@ def test_sync_run_reraises_agent_errors_in_caller_thread():
     with pytest.raises(RuntimeError, match="agent exploded") as info:
         for event in runner.run(user_id=USER, session_id="s", new_message=types.UserContent("go")):
             received.append(event.text)
-    assert received == ["1"]
+    assert received == ["1", None]  # the reply, then the failure outcome
     # The very exception the agent raised, in another thread, reaches the caller.
     assert info.value is Boom.raised[-1]
     assert Boom.threads[-1] is not threading.current_thread()

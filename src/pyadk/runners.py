@@ -208,7 +208,7 @@ class Runner:
                             return agent
                         break
         for event in reversed(events):
-            if event.author == "user":
+            if event.author == "user" or event.is_outcome_event():
                 continue
             if event.author == root_agent.name:
                 return root_agent

@@ -76,7 +76,10 @@ async def test_before_callback_content_skips_agent():
     events = await runner.run("hi")
 
     assert model.call_count == 0
-    assert len(events) == 1
+    assert len(events) == 2
+    assert events[1].is_outcome_event()
+    assert events[1].actions.agent_outcome.status == "skipped"
+    assert not events[1].is_final_response()
     assert events[0].author == "guarded"
     assert events[0].content.role == "model"
     assert events[0].content.text == "blocked"

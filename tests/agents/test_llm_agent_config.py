@@ -305,10 +305,13 @@ async def test_invalid_json_for_output_schema_sets_error_code_and_no_key():
     )
     runner = TestRunner(agent)
     events = await runner.run("France?")
-    assert events[-1].error_code
-    assert "Capital" in events[-1].error_message
-    assert "r" not in events[-1].actions.state_delta
+    answer, outcome = events[-2], events[-1]
+    assert answer.error_code
+    assert "Capital" in answer.error_message
+    assert "r" not in answer.actions.state_delta
     assert "r" not in await runner.state()
+    assert outcome.actions.agent_outcome.status == "failure"
+    assert "OUTPUT_SCHEMA_VALIDATION_ERROR" in outcome.actions.agent_outcome.reason
 
 
 async def test_output_key_not_set_from_before_agent_callback_content():

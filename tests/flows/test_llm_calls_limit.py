@@ -45,8 +45,12 @@ async def test_events_before_the_error_stay_in_the_session() -> None:
     kinds = [
         "call" if e.get_function_calls() else "response" if e.get_function_responses() else "text"
         for e in session.events
+        if not e.is_outcome_event()
     ]
     assert kinds == ["text", "call", "response", "call", "response"]
+    outcome = session.events[-1].actions.agent_outcome
+    assert outcome.status == "failure"
+    assert outcome.error_type == "LlmCallsLimitExceededError"
     assert session.events[0].author == "user"
 
 

@@ -208,7 +208,9 @@ async def test_model_error_without_callback_propagates_out_of_run_async() -> Non
         await runner.run("hi")
 
     session = await runner.session()
-    assert [e.author for e in session.events] == ["user"]  # the user's message is kept
+    assert [e.author for e in session.events] == ["user", "root"]  # the user's message is kept
+    outcome = session.events[-1].actions.agent_outcome  # and the failure is recorded
+    assert outcome.status == "failure" and outcome.error_type == "ConnectionError"
 
 
 async def test_model_error_callbacks_returning_none_let_the_error_propagate() -> None:

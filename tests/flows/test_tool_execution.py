@@ -281,7 +281,8 @@ async def test_tool_error_without_callback_propagates() -> None:
     with pytest.raises(RuntimeError, match="tool failed: disk full"):
         await runner.run("go")
     session = await runner.session()
-    assert session.events[-1].get_function_calls()[0].name == "explode"  # call event kept
+    assert session.events[-2].get_function_calls()[0].name == "explode"  # call event kept
+    assert session.events[-1].actions.agent_outcome.reason == "tool failed: disk full"
 
 
 async def test_tool_error_among_concurrent_calls_propagates_as_itself() -> None:

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, final
+from typing import Any, final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pyadk import types
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.invocation_context import InvocationContext
+from pyadk.agents.outcome_tracker import OutcomeTracker
+from pyadk.errors import AgentTimeoutError
 from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions
+from pyadk.events.outcome import AgentOutcome, OutcomeStatus, outcome_state_key
 from pyadk.utils.callbacks import as_callback_list, first_result
+from pyadk.utils.event_streams import merge_event_streams
 
-if TYPE_CHECKING:
-    from pyadk.events.event_actions import EventActions
+logger = logging.getLogger(__name__)
 
 AgentCallback = Callable[..., Any]
 """``(callback_context: CallbackContext) -> types.Content | None``, sync or async."""
@@ -40,6 +46,9 @@ class BaseAgent(BaseModel):
     sub_agents: list[BaseAgent] = Field(default_factory=list)
     before_agent_callback: AgentCallback | list[AgentCallback] | None = None
     after_agent_callback: AgentCallback | list[AgentCallback] | None = None
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds the agent's run may take; past it the run ends with outcome timed_out
+    and AgentTimeoutError."""
 
     @field_validator("name")
     @classmethod
@@ -55,7 +64,7 @@ class BaseAgent(BaseModel):
 
     def model_post_init(self, __context: Any) -> None:
         seen: set[str] = set()
-        for sub in self.sub_agents:
+        for sub in self._children():
             if sub.name in seen:
                 raise ValueError(f"Agent {self.name!r} has two sub-agents named {sub.name!r}.")
             seen.add(sub.name)
@@ -81,7 +90,7 @@ class BaseAgent(BaseModel):
 
     def find_sub_agent(self, name: str) -> BaseAgent | None:
         """A descendant called ``name``."""
-        for sub in self.sub_agents:
+        for sub in self._children():
             found = sub.find_agent(name)
             if found is not None:
                 return found
@@ -100,21 +109,104 @@ class BaseAgent(BaseModel):
     # -- running ------------------------------------------------------------------------
     @final
     async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
-        """Runs the agent: before callbacks, :meth:`_run_async_impl`, after callbacks."""
+        """Runs the agent: before callbacks, :meth:`_run_async_impl`, after callbacks.
+
+        Every run ends with an outcome event (no content, ``actions.agent_outcome``,
+        state key ``outcome:<name>``): success, failure, skipped, escalated, cancelled
+        or timed_out. An exception is recorded as a failure and then re-raised; after
+        callbacks run in every case but a skip, and see ``callback_context.outcome``.
+        """
         ctx = self._create_invocation_context(parent_context)
-        event = await self._handle_before_agent_callback(ctx)
-        if event is not None:
-            yield event
-        if ctx.end_invocation:
-            return
-        async with aclosing(self._run_async_impl(ctx)) as events:
-            async for event in events:
+        tracker = OutcomeTracker(self.name, {c.name for c in self._children()})
+        try:
+            event = await self._handle_before_agent_callback(ctx)
+            if event is not None:
+                tracker.observe(event)
                 yield event
-        if ctx.end_invocation:
-            return
-        event = await self._handle_after_agent_callback(ctx)
-        if event is not None:
-            yield event
+            if ctx.end_invocation:
+                skipped = event is not None and event.content is not None
+                outcome = (
+                    tracker.skipped("before_agent_callback returned content")
+                    if skipped
+                    else tracker.result()
+                )
+                outcome_event = self._outcome_event(ctx, outcome)
+                if outcome_event is not None:
+                    yield outcome_event
+                return
+            async with aclosing(self._run_with_timeout(ctx)) as events:
+                async for event in events:
+                    tracker.observe(event)
+                    yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            await self._finish_interrupted(ctx, tracker.interrupted())
+            raise
+        except Exception as error:
+            outcome = tracker.errored(error)
+            after = await self._handle_after_agent_callback(ctx, outcome)
+            if after is not None:
+                yield after
+            outcome_event = self._outcome_event(ctx, outcome)
+            if outcome_event is not None:
+                yield outcome_event
+            raise
+        outcome = tracker.result()
+        if not ctx.end_invocation:
+            after = await self._handle_after_agent_callback(ctx, outcome)
+            if after is not None:
+                yield after
+        outcome_event = self._outcome_event(ctx, outcome)
+        if outcome_event is not None:
+            yield outcome_event
+
+    def _run_with_timeout(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        if self.timeout is None:
+            return self._run_async_impl(ctx)
+        seconds = self.timeout
+        return merge_event_streams(
+            [self._run_async_impl(ctx)],
+            timeout=seconds,
+            timeout_error=lambda: AgentTimeoutError(
+                f"Agent {self.name!r} timed out after {seconds:g} s."
+            ),
+        )
+
+    def _outcome_event(self, ctx: InvocationContext, outcome: AgentOutcome) -> Event | None:
+        """Records ``outcome``; the event that carries it (None for an unrecorded success)."""
+        ctx.record_outcome(outcome)
+        if outcome.status is OutcomeStatus.SUCCESS and ctx.run_config.record_outcomes != "all":
+            return None
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            actions=EventActions(
+                end_of_agent=True,
+                agent_outcome=outcome,
+                state_delta={outcome_state_key(self.name): outcome.to_state()},
+            ),
+        )
+
+    async def _finish_interrupted(self, ctx: InvocationContext, outcome: AgentOutcome) -> None:
+        """Records a cancelled (or closed) run: nothing can be yielded any more, so the
+        after-callback and outcome events go straight to the session."""
+        try:
+            after = await self._handle_after_agent_callback(ctx, outcome)
+            for event in (after, self._outcome_event(ctx, outcome)):
+                if event is not None:
+                    await ctx.session_service.append_event(ctx.session, event)
+        except Exception:
+            logger.exception("Could not record the outcome of cancelled agent %r", self.name)
+
+    def skip_event(self, parent_context: InvocationContext, reason: str) -> Event | None:
+        """Records that this agent was skipped without running; returns the outcome event."""
+        ctx = self._create_invocation_context(parent_context)
+        outcome = AgentOutcome(agent=self.name, status=OutcomeStatus.SKIPPED, reason=reason)
+        return self._outcome_event(ctx, outcome)
+
+    def _children(self) -> list[BaseAgent]:
+        """Every agent directly below this one (sub-agents, and e.g. finally agents)."""
+        return self.sub_agents
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """The agent's own behaviour; yields the events it produces."""
@@ -144,8 +236,11 @@ class BaseAgent(BaseModel):
             ctx.end_invocation = True
         return self._callback_event(ctx, content, callback_context.actions)
 
-    async def _handle_after_agent_callback(self, ctx: InvocationContext) -> Event | None:
+    async def _handle_after_agent_callback(
+        self, ctx: InvocationContext, outcome: AgentOutcome | None = None
+    ) -> Event | None:
         callback_context = CallbackContext(ctx)
+        callback_context.outcome = outcome
         content = None
         if ctx.plugin_manager is not None:
             content = await ctx.plugin_manager.run(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pyadk import types
 from pyadk.agents.readonly_context import ReadonlyContext
 from pyadk.events.event_actions import EventActions
+from pyadk.events.outcome import AgentOutcome
 from pyadk.sessions.state import State
 
 if TYPE_CHECKING:
@@ -25,6 +26,8 @@ class CallbackContext(ReadonlyContext):
         super().__init__(invocation_context)
         self._event_actions = event_actions or EventActions()
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
+        self.outcome: AgentOutcome | None = None
+        """In an after-agent callback: how the agent's run ended."""
 
     @property
     def state(self) -> State:  # type: ignore[override]

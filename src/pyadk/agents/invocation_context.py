@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk import types
 from pyadk.agents.run_config import RunConfig
+from pyadk.events.outcome import AgentOutcome, outcome_state_key
 
 if TYPE_CHECKING:
     from pyadk.agents.base_agent import BaseAgent
@@ -34,6 +35,7 @@ class _InvocationCounters:
 
     llm_calls: int = 0
     handled_escalations: set[str] = field(default_factory=set)
+    outcomes: dict[str, AgentOutcome] = field(default_factory=dict)
 
 
 @dataclass(kw_only=True)
@@ -80,6 +82,22 @@ class InvocationContext:
     def mark_escalation_handled(self, event: Any) -> None:
         """Records that a loop stopped on this escalating event."""
         self._counters.handled_escalations.add(event.id)
+
+    def record_outcome(self, outcome: AgentOutcome) -> None:
+        """Records how an agent run of this invocation ended."""
+        self._counters.outcomes[outcome.agent] = outcome
+
+    def outcome_of(self, agent_name: str) -> AgentOutcome | None:
+        """How ``agent_name`` last ended: in this invocation, else as stored in state."""
+        outcome = self._counters.outcomes.get(agent_name)
+        if outcome is not None:
+            return outcome
+        key = outcome_state_key(agent_name)
+        return AgentOutcome.from_state(agent_name, self.session.state.get(key))
+
+    def outcome_in_this_invocation(self, agent_name: str) -> AgentOutcome | None:
+        """How ``agent_name`` ended in this invocation (None if it has not run)."""
+        return self._counters.outcomes.get(agent_name)
 
     @property
     def llm_call_count(self) -> int:

@@ -16,6 +16,7 @@ from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.readonly_context import ReadonlyContext
+from pyadk.agents.retry_policy import RetryPolicy
 from pyadk.events.event import Event
 from pyadk.models.base_llm import BaseLlm
 from pyadk.models.defaults import get_default_model
@@ -66,6 +67,14 @@ class LlmAgent(BaseAgent):
     """The model's final answer must be JSON matching this model."""
     output_key: str | None = None
     """State key that receives the agent's final answer (text, or dict with a schema)."""
+    model_retry: RetryPolicy | None = None
+    """Retries failed model calls (before any part of the answer arrived)."""
+    model_timeout: float | None = Field(default=None, gt=0)
+    """Seconds one model call may take (ModelTimeoutError past it)."""
+    tool_retry: RetryPolicy | None = None
+    """Retries tool calls that raise a retryable error."""
+    tool_timeout: float | None = Field(default=None, gt=0)
+    """Seconds one tool call may take (ToolTimeoutError past it)."""
     planner: Any | None = None
     code_executor: Any | None = None
     before_model_callback: ModelCallback | list[ModelCallback] | None = None

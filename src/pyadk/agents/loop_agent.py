@@ -6,6 +6,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.failure_policy import FailurePolicy, RunState, run_in_order
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.events.event import Event
 
@@ -15,21 +16,22 @@ class LoopAgent(BaseAgent):
 
     Stops after ``max_iterations`` rounds (None: no limit) or when an event escalates
     (``exit_loop``, or ``actions.escalate``). An escalation ends only the nearest
-    enclosing loop: an outer loop goes on.
+    enclosing loop: an outer loop goes on. ``on_failure`` works as in SequentialAgent:
+    ``stop`` and ``skip_rest`` end the loop at a failed step, ``continue`` goes on.
     """
 
     max_iterations: int | None = None
+    on_failure: FailurePolicy | None = None
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         iteration = 0
         while self.max_iterations is None or iteration < self.max_iterations:
             iteration += 1
-            for sub_agent in self.sub_agents:
-                async with aclosing(sub_agent.run_async(ctx)) as events:
-                    async for event in events:
-                        escalated = event.actions.escalate and not ctx.is_escalation_handled(event)
-                        if escalated:
-                            ctx.mark_escalation_handled(event)
-                        yield event
-                        if escalated:
-                            return
+            state = RunState()
+            async with aclosing(
+                run_in_order(ctx, self.sub_agents, self.on_failure, state, stop_on_escalation=True)
+            ) as events:
+                async for event in events:
+                    yield event
+            if state.escalated or state.stopped_by is not None:
+                return

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pyadk import types
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.events.outcome import AgentOutcome
 
 
 class ReadonlyContext:
@@ -41,3 +42,7 @@ class ReadonlyContext:
     def state(self) -> Mapping[str, Any]:
         """The session state, read-only."""
         return MappingProxyType(self._invocation_context.session.state)
+
+    def outcome_of(self, agent_name: str) -> AgentOutcome | None:
+        """How ``agent_name``'s latest run ended (success, failure, skipped, ...)."""
+        return self._invocation_context.outcome_of(agent_name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import logging
 import sys
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -31,6 +31,11 @@ class RunConfig(BaseModel):
     """Model calls allowed in one invocation; 0 or less means no limit."""
     save_input_blobs_as_artifacts: bool = False
     """Stores inline data of the user message as artifacts and replaces it by a note."""
+    record_outcomes: Literal["non_success", "all"] = "non_success"
+    """Which agent outcomes get an outcome event (and ``outcome:<agent>`` state key):
+    only failures, skips, escalations, cancellations and timeouts (default, so a
+    successful run yields the same events as google-adk), or every run. Outcomes of
+    the current invocation are always readable with ``ctx.outcome_of(name)``."""
     response_modalities: list[str] | None = None
     support_cfc: bool = False
     speech_config: Any | None = None

@@ -2,19 +2,50 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
+from pydantic import Field
+
 from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.failure_policy import FailurePolicy, RunState, run_detached, run_in_order
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.events.event import Event
 
 
 class SequentialAgent(BaseAgent):
-    """Runs ``sub_agents`` in order, in the same invocation and branch."""
+    """Runs ``sub_agents`` in order, in the same invocation and branch.
+
+    ``on_failure`` (``stop``, ``skip_rest``, ``continue``; default None = google-adk's
+    behaviour) decides what a failed step does to the rest. ``finally_agents`` always
+    run after the sub-agents: after failures, exceptions and cancellation too.
+    """
+
+    on_failure: FailurePolicy | None = None
+    finally_agents: list[BaseAgent] = Field(default_factory=list)
+
+    def _children(self) -> list[BaseAgent]:
+        return [*self.sub_agents, *self.finally_agents]
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        for sub_agent in self.sub_agents:
-            async with aclosing(sub_agent.run_async(ctx)) as events:
+        pending: Exception | None = None
+        try:
+            async with aclosing(
+                run_in_order(ctx, self.sub_agents, self.on_failure, RunState())
+            ) as events:
                 async for event in events:
                     yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            await run_detached(ctx, self.finally_agents)
+            raise
+        except Exception as error:
+            if not self.finally_agents:
+                raise
+            pending = error
+        if self.finally_agents:
+            async with aclosing(run_in_order(ctx, self.finally_agents, None, RunState())) as events:
+                async for event in events:
+                    yield event
+        if pending is not None:
+            raise pending

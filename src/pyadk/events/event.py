@@ -39,17 +39,23 @@ class Event(LlmResponse):
         """True when this event ends the agent's step: an answer shown to the user.
 
         Tool results with ``skip_summarization`` and calls to long-running tools count
-        as final; function calls/responses, partial chunks and trailing code-execution
-        results do not.
+        as final; function calls/responses, partial chunks, trailing code-execution
+        results and content-less outcome events (:meth:`is_outcome_event`) do not.
         """
         if self.actions.skip_summarization or self.long_running_tool_ids:
             return True
+        if self.content is None and self.actions.agent_outcome is not None:
+            return False  # bookkeeping: how an agent run ended, not a response
         return (
             not self.get_function_calls()
             and not self.get_function_responses()
             and not self.partial
             and not self.has_trailing_code_execution_result()
         )
+
+    def is_outcome_event(self) -> bool:
+        """True for the content-less event that records how an agent run ended."""
+        return self.content is None and self.actions.agent_outcome is not None
 
     def get_function_calls(self) -> list[types.FunctionCall]:
         """The function calls in this event's content."""

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
+from pyadk.events.outcome import AgentOutcome
 from pyadk.types import _Base
 
 
@@ -28,6 +29,8 @@ class EventActions(_Base):
     """Marks the last event an agent emitted in this invocation."""
     agent_state: dict[str, Any] | None = None
     """Resumable agent state (reserved)."""
+    agent_outcome: AgentOutcome | None = None
+    """How the author's run ended; set on the last event of every agent run."""
 
     def merge(self, other: EventActions) -> None:
         """Folds ``other`` into these actions: deltas are unioned in order, flags OR-ed."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
@@ -11,6 +13,7 @@ from pyadk import types
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.run_config import StreamingMode
+from pyadk.errors import ModelTimeoutError
 from pyadk.events.event import Event
 from pyadk.flows import functions
 from pyadk.models.llm_request import LlmRequest
@@ -18,6 +21,8 @@ from pyadk.models.llm_response import LlmResponse
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import first_result
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -44,7 +49,12 @@ class BaseLlmFlow:
                 async for event in step:
                     last_event = event
                     yield event
-            if last_event is None or last_event.is_final_response() or ctx.end_invocation:
+            if (
+                last_event is None
+                or last_event.is_final_response()
+                or last_event.is_outcome_event()  # a transferred-to agent finished
+                or ctx.end_invocation
+            ):
                 break
             if last_event.partial:
                 raise ValueError("Last event of a step should not be partial.")
@@ -109,18 +119,40 @@ class BaseLlmFlow:
         if response is not None:
             yield LlmResponse.model_validate(response)
             return
-        ctx.increment_llm_call_count()
         llm = agent.canonical_model
         stream = ctx.run_config.streaming_mode == StreamingMode.SSE
-        try:
-            async with aclosing(llm.generate_content_async(llm_request, stream=stream)) as gen:
-                async for llm_response in gen:
-                    yield await self._after_model(ctx, callback_context, llm_response)
-        except Exception as error:
-            recovered = await self._on_model_error(ctx, callback_context, llm_request, error)
-            if recovered is None:
-                raise
-            yield await self._after_model(ctx, callback_context, recovered)
+        retry = agent.model_retry
+        attempt = 1
+        while True:
+            ctx.increment_llm_call_count()
+            produced = False
+            try:
+                responses = _with_deadline(
+                    llm.generate_content_async(llm_request, stream=stream),
+                    agent.model_timeout,
+                    agent.name,
+                )
+                async with aclosing(responses) as gen:
+                    async for llm_response in gen:
+                        produced = True
+                        yield await self._after_model(ctx, callback_context, llm_response)
+                return
+            except Exception as error:
+                if (
+                    retry is not None
+                    and not produced
+                    and attempt < retry.attempts
+                    and retry.should_retry(error)
+                ):
+                    logger.info("Model call of %r failed (%s); retrying", agent.name, error)
+                    await asyncio.sleep(retry.delay(attempt))
+                    attempt += 1
+                    continue
+                recovered = await self._on_model_error(ctx, callback_context, llm_request, error)
+                if recovered is None:
+                    raise
+                yield await self._after_model(ctx, callback_context, recovered)
+                return
 
     async def _after_model(
         self, ctx: InvocationContext, callback_context: CallbackContext, response: LlmResponse
@@ -242,3 +274,27 @@ def _structured_answer(ctx: InvocationContext, response: Event) -> Event | None:
                 ),
             )
     return None
+
+
+async def _with_deadline(
+    responses: AsyncGenerator[LlmResponse, None], seconds: float | None, agent_name: str
+) -> AsyncGenerator[LlmResponse, None]:
+    """``responses``, raising ModelTimeoutError when the whole call exceeds ``seconds``."""
+    if seconds is None:
+        async with aclosing(responses) as gen:
+            async for response in gen:
+                yield response
+        return
+    deadline = asyncio.get_running_loop().time() + seconds
+    async with aclosing(responses) as gen:
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    response = await anext(gen)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise ModelTimeoutError(
+                    f"Model call of agent {agent_name!r} timed out after {seconds:g} s."
+                ) from None
+            yield response

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk import types
 from pyadk.agents.llm_agent import LlmAgent
+from pyadk.errors import ToolTimeoutError
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.tools.tool_context import ToolContext
@@ -133,7 +134,7 @@ async def _run_tool_with_callbacks(
         )
     if response is None:
         try:
-            response = await tool.run_async(args=args, tool_context=tool_context)
+            response = await _call_tool(tool, args, tool_context, llm_agent)
         except Exception as error:
             response = await _on_tool_error(ctx, tool, args, tool_context, error)
             if response is None:
@@ -156,6 +157,29 @@ async def _run_tool_with_callbacks(
             tool_response=response,
         )
     return response if altered is None else altered
+
+
+async def _call_tool(
+    tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, agent: LlmAgent | None
+) -> Any:
+    """Runs the tool under the agent's ``tool_timeout`` and ``tool_retry`` policies."""
+    timeout = agent.tool_timeout if agent is not None else None
+    retry = agent.tool_retry if agent is not None else None
+    if timeout is None and retry is None:
+        return await tool.run_async(args=args, tool_context=tool_context)
+    if timeout is not None:
+        tool_context.concurrent = True  # a blocking sync tool must not hold the loop
+
+    async def attempt() -> Any:
+        try:
+            async with asyncio.timeout(timeout):
+                return await tool.run_async(args=args, tool_context=tool_context)
+        except TimeoutError as error:
+            if isinstance(error, ToolTimeoutError):
+                raise
+            raise ToolTimeoutError(f"Tool {tool.name!r} timed out after {timeout:g} s.") from None
+
+    return await (retry.run(attempt) if retry is not None else attempt())
 
 
 async def _on_tool_error(

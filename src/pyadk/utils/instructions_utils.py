@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from pyadk.events.outcome import OUTCOME_STATE_PREFIX
 from pyadk.sessions.state import State
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ async def inject_session_state(
 ) -> str:
     """Fills ``{key}`` placeholders of ``template`` from session state and artifacts.
 
+    ``{outcome:<agent>}`` renders how that agent last ended (``failure: <reason>``).
     ``{key?}`` is optional (missing -> empty). ``{{text}}`` is an escape and renders as
     ``{text}``. Braces around anything that is not a valid key (spaces, JSON, ...) are
     left as written. A missing required key raises :class:`TemplateVariableError`
@@ -57,6 +59,8 @@ async def inject_session_state(
             name = name[:-1]
         if name.startswith("artifact."):
             parts.append(await _artifact_text(readonly_context, name, optional, owner))
+        elif name.startswith(OUTCOME_STATE_PREFIX) and name[len(OUTCOME_STATE_PREFIX) :]:
+            parts.append(_outcome_text(readonly_context, name, optional, owner))
         elif _is_state_name(name):
             state = ctx.session.state
             if name in state:
@@ -101,3 +105,16 @@ async def _artifact_text(
         if mime.startswith("text/") or mime in ("application/json", ""):
             return part.inline_data.data.decode("utf-8", errors="replace")
     return str(part)
+
+
+def _outcome_text(readonly_context: ReadonlyContext, name: str, optional: bool, owner: str) -> str:
+    agent_name = name[len(OUTCOME_STATE_PREFIX) :]
+    outcome = readonly_context._invocation_context.outcome_of(agent_name)
+    if outcome is not None:
+        return outcome.describe()
+    if optional:
+        return ""
+    raise TemplateVariableError(
+        f"No outcome recorded for agent {agent_name!r} (instruction of agent {owner!r}): "
+        f"it has not run yet. Write `{{{name}?}}` to make it optional."
+    )
