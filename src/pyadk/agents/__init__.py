@@ -7,6 +7,7 @@ from pyadk.agents.llm_agent import Agent, LlmAgent
 from pyadk.agents.loop_agent import LoopAgent
 from pyadk.agents.parallel_agent import ParallelAgent
 from pyadk.agents.readonly_context import ReadonlyContext
+from pyadk.agents.retry_policy import RetryPolicy
 from pyadk.agents.run_config import RunConfig, StreamingMode
 from pyadk.agents.sequential_agent import SequentialAgent
 
@@ -20,6 +21,7 @@ __all__ = [
     "LoopAgent",
     "ParallelAgent",
     "ReadonlyContext",
+    "RetryPolicy",
     "RunConfig",
     "SequentialAgent",
     "StreamingMode",
