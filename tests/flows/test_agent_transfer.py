@@ -73,6 +73,20 @@ async def test_transfer_instruction_lists_targets_with_descriptions():
     assert _offers_transfer(request)
 
 
+async def test_transfer_declaration_enumerates_valid_agent_names():
+    root = _llm("root", "root answers", sub_agents=[_llm("billing"), _llm("support")])
+    await TestRunner(root).run("hi")
+    request = _model(root).requests[0]
+    (declaration,) = [
+        d
+        for tool in request.config.tools or []
+        for d in tool.function_declarations or []
+        if d.name == "transfer_to_agent"
+    ]
+    assert declaration.parameters.properties["agent_name"].enum == ["billing", "support"]
+    assert declaration.parameters.required == ["agent_name"]
+
+
 async def test_sub_agent_targets_include_parent_and_peers_by_default():
     sub = _llm("sub", "sub answer")
     root = _llm("root", _transfer("sub"), sub_agents=[sub, _llm("peer")])

@@ -807,3 +807,21 @@ def test_validate_unhashable_callable_object() -> None:
     assert errors == []
     assert kwargs == {"length": 2.0}
     assert tool(**kwargs) == "2.0m"
+
+
+def test_function_tool_description_is_the_docstring_summary() -> None:
+    from pyadk.tools import FunctionTool
+
+    def lookup(city: str) -> str:
+        """Looks up the weather.
+
+        Args:
+          city: the city name.
+        """
+        return city
+
+    tool = FunctionTool(lookup)
+    assert tool.description == "Looks up the weather."
+    assert tool._get_declaration().description == tool.description
+    tool.description = "Custom."
+    assert tool.description == "Custom."

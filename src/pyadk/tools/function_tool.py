@@ -29,13 +29,25 @@ class FunctionTool(BaseTool):
 
     def __init__(self, func: Callable[..., Any], *, name: str | None = None) -> None:
         tool_name = name or getattr(func, "__name__", None) or type(func).__name__
-        doc = inspect.getdoc(func) or ""
-        super().__init__(name=tool_name, description=doc)
         self.func = func
         self._declaration: types.FunctionDeclaration | None = None
+        self._description: str | None = None
+        super().__init__(name=tool_name)
         target = func if inspect.isroutine(func) else getattr(func, "__call__", func)  # noqa: B004
         self._takes_tool_context = "tool_context" in inspect.signature(target).parameters
         self._is_async = inspect.iscoroutinefunction(target)
+
+    @property
+    def description(self) -> str:
+        """The docstring's summary: what the model sees as the tool's description."""
+        if self._description is None:
+            declaration = self._get_declaration()
+            self._description = (declaration.description if declaration else None) or ""
+        return self._description
+
+    @description.setter
+    def description(self, value: str) -> None:
+        self._description = value or None
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         if self._declaration is None:

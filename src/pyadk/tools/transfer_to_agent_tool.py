@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyadk import types
 from pyadk.tools.function_tool import FunctionTool
 from pyadk.tools.tool_context import ToolContext
 
@@ -27,6 +28,20 @@ class TransferToAgentTool(FunctionTool):
     def __init__(self, allowed: list[str]) -> None:
         super().__init__(transfer_to_agent)
         self.allowed = allowed
+        self._restricted: types.FunctionDeclaration | None = None
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        """The declaration, with the valid agent names as an enum."""
+        if self._restricted is None:
+            declaration = super()._get_declaration()
+            assert declaration is not None
+            declaration = declaration.model_copy(deep=True)
+            parameters = declaration.parameters
+            target = (parameters.properties or {}).get("agent_name") if parameters else None
+            if target is not None:
+                target.enum = list(self.allowed)
+            self._restricted = declaration
+        return self._restricted
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         target = (args or {}).get("agent_name")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from functools import lru_cache
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
@@ -48,9 +49,14 @@ class AgentTransferRequestProcessor(BaseLlmRequestProcessor):
         if not targets:
             return
         llm_request.append_instructions([transfer_instruction(agent, targets)])
-        llm_request.append_tools([TransferToAgentTool([t.name for t in targets])])
+        llm_request.append_tools([_transfer_tool(tuple(t.name for t in targets))])
         return
         yield
 
 
 request_processor = AgentTransferRequestProcessor()
+
+
+@lru_cache(maxsize=256)
+def _transfer_tool(allowed: tuple[str, ...]) -> TransferToAgentTool:
+    return TransferToAgentTool(list(allowed))
