@@ -18,6 +18,7 @@ from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
 from pyadk.runners import InMemoryRunner, Runner
 from pyadk.sessions import InMemorySessionService, SessionNotFoundError
+from pyadk.sessions import in_memory_session_service as in_memory_module
 from pyadk.testing import ScriptedModel, Stream, function_call, simplify_events
 
 APP = "app"
@@ -360,13 +361,13 @@ async def test_turn_on_long_session_does_not_deep_copy_history(monkeypatch):
             session, Event(author="echo", content=types.ModelContent(f"e{i}"))
         )
     deep_copies: list[str] = []
-    original = Event.__deepcopy__
+    original = in_memory_module._private_copy
 
-    def counting(self, memo=None):
-        deep_copies.append(self.id)
-        return original(self, memo)
+    def counting(event):
+        deep_copies.append(event.id)
+        return original(event)
 
-    monkeypatch.setattr(Event, "__deepcopy__", counting)
+    monkeypatch.setattr(in_memory_module, "_private_copy", counting)
     events = await _collect(runner, "x", state_delta={"k": 1})
     assert len(deep_copies) == 2  # the user event and the agent's event, nothing else
     assert deep_copies[1] == events[0].id

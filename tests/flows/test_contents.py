@@ -218,3 +218,34 @@ async def test_late_function_response_is_placed_right_after_its_call():
         ("model", "Review approved."),
         ("user", "thanks"),
     ]
+
+
+async def test_cached_history_matches_a_fresh_build_across_turns():
+    def start_job() -> None:
+        """Starts a job; the result comes later."""
+
+    replies = [
+        "first",
+        function_call("start_job"),
+        "second",
+        "third",
+    ]
+    model = ScriptedModel(replies)
+    agent = LlmAgent(name="agent", model=model, tools=[LongRunningFunctionTool(start_job)])
+    runner = TestRunner(agent)
+    await runner.run("one")
+    await runner.run("two")  # the long-running call pauses the agent
+    call = next(
+        e for e in (await runner.session()).events if e.get_function_calls()
+    ).get_function_calls()[0]
+    response = types.Part(
+        function_response=types.FunctionResponse(id=call.id, name="start_job", response={"ok": 1})
+    )
+    await runner.run(types.Content(role="user", parts=[response]))
+    await runner.run("four")
+
+    events = (await runner.session()).events
+    fresh = build_contents(events[:-1], agent_name="agent", branch=None)
+    sent = model.requests[-1].contents
+    assert [c.model_dump() for c in sent] == [c.model_dump() for c in fresh]
+    assert [c.role for c in sent][-1] == "user" and sent[-1].parts[0].text == "four"

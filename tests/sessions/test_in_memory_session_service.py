@@ -14,6 +14,7 @@ from pyadk.sessions import (
     Session,
     SessionNotFoundError,
 )
+from pyadk.sessions import in_memory_session_service as in_memory_module
 
 APP = "app"
 
@@ -303,24 +304,24 @@ async def test_append_copies_only_the_new_event_even_with_long_history(service, 
 
     copied: list[str] = []
     deep_copied: list[str] = []
-    original_copy = Event.model_copy
+    original_private_copy = in_memory_module._private_copy
     original_deepcopy = Event.__deepcopy__
 
-    def counting_copy(self, *args, **kwargs):
-        copied.append(self.id)
-        return original_copy(self, *args, **kwargs)
+    def counting_copy(event):
+        copied.append(event.id)
+        return original_private_copy(event)
 
     def counting_deepcopy(self, memo=None):
         deep_copied.append(self.id)
         return original_deepcopy(self, memo)
 
-    monkeypatch.setattr(Event, "model_copy", counting_copy)
+    monkeypatch.setattr(in_memory_module, "_private_copy", counting_copy)
     monkeypatch.setattr(Event, "__deepcopy__", counting_deepcopy)
 
     new = _event("new one", actions=EventActions(state_delta={"k": 1}))
     await service.append_event(session, new)
-    assert copied == [new.id]
-    assert deep_copied == [new.id]
+    assert copied == [new.id]  # one private copy: the new event's
+    assert deep_copied == []
 
     monkeypatch.undo()
     got = await service.get_session(app_name=APP, user_id="u", session_id="s")

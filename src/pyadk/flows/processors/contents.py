@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Hashable, Sequence
 from typing import Any
 
 from pyadk import types
@@ -11,6 +11,7 @@ from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events.event import Event
 from pyadk.flows.processors.base import BaseLlmRequestProcessor
+from pyadk.flows.processors.contents_cache import CachedHistory, HistoryCache
 from pyadk.models.llm_request import LlmRequest
 
 
@@ -28,11 +29,19 @@ class ContentsRequestProcessor(BaseLlmRequestProcessor):
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent):
             return
+        session = invocation_context.session
         llm_request.contents = build_contents(
-            invocation_context.session.events,
+            session.events,
             agent_name=agent.name,
             branch=invocation_context.branch,
             current_turn_only=agent.include_contents == "none",
+            cache_key=(
+                session.app_name,
+                session.user_id,
+                session.id,
+                agent.name,
+                invocation_context.branch,
+            ),
         )
         return
         yield
@@ -57,27 +66,59 @@ def build_contents(
     agent_name: str,
     branch: str | None,
     current_turn_only: bool = False,
+    cache_key: Hashable | None = None,
 ) -> list[types.Content]:
-    """The model-facing history for ``agent_name`` from ``events``."""
-    visible = [e for e in events if _has_content(e) and belongs_to_branch(branch, e.branch)]
+    """The model-facing history for ``agent_name`` from ``events``.
+
+    With ``cache_key`` (a session's identity), the history built on the previous step
+    is extended with the new events only, while no tool result needs moving.
+    """
+    if cache_key is not None and not current_turn_only:
+        cached = _history_cache.get(cache_key)
+        if cached is not None and cached.continues(events):
+            new = _visible(events[cached.count :], branch)
+            if _responses_follow_calls(new, previous=cached.last_visible):
+                _extend(cached, events, new, agent_name)
+                return list(cached.contents)
+    visible = _visible(events, branch)
     if current_turn_only:
         visible = visible[_current_turn_start(visible, agent_name) :]
+    elif cache_key is not None and _responses_follow_calls(visible):
+        cached = CachedHistory()
+        _extend(cached, events, visible, agent_name)
+        _history_cache.put(cache_key, cached)
+        return list(cached.contents)
     visible = _merge_latest_function_response(visible)
     visible = _place_responses_after_calls(visible)
-    contents: list[types.Content] = []
-    for event in visible:
-        assert event.content is not None
-        if event.author not in ("user", agent_name):
-            contents.append(_as_context(event))
-        else:
-            # A new Content and parts list; the parts themselves are shared with the
-            # session. The flow deep-copies them before user callbacks can see them.
-            contents.append(
-                types.Content.model_construct(
-                    role=event.content.role, parts=list(event.content.parts or [])
-                )
-            )
-    return contents
+    return [_as_model_content(event, agent_name) for event in visible]
+
+
+_history_cache = HistoryCache()
+
+
+def _visible(events: Sequence[Event], branch: str | None) -> list[Event]:
+    return [e for e in events if _has_content(e) and belongs_to_branch(branch, e.branch)]
+
+
+def _extend(
+    cached: CachedHistory, events: Sequence[Event], visible: list[Event], agent_name: str
+) -> None:
+    cached.contents.extend(_as_model_content(event, agent_name) for event in visible)
+    cached.count = len(events)
+    cached.last_event_id = events[-1].id if events else None
+    if visible:
+        cached.last_visible = visible[-1]
+
+
+def _as_model_content(event: Event, agent_name: str) -> types.Content:
+    assert event.content is not None
+    if event.author not in ("user", agent_name):
+        return _as_context(event)
+    # A new Content and parts list; the parts themselves are shared with the session.
+    # The flow deep-copies them before user callbacks can see them.
+    return types.Content.model_construct(
+        role=event.content.role, parts=list(event.content.parts or [])
+    )
 
 
 def _has_content(event: Event) -> bool:
@@ -198,8 +239,8 @@ def _place_responses_after_calls(events: list[Event]) -> list[Event]:
     return result
 
 
-def _responses_follow_calls(events: list[Event]) -> bool:
-    previous: Event | None = None
+def _responses_follow_calls(events: list[Event], previous: Event | None = None) -> bool:
+    """True when every tool-result event directly follows the call event it answers."""
     for event in events:
         response_ids = _response_ids(event)
         if response_ids and (previous is None or not response_ids <= _call_ids(previous)):

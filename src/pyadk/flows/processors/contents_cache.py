@@ -1,0 +1,55 @@
+"""A cache of built histories, so a long session's history is not rebuilt every step."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyadk import types
+    from pyadk.events.event import Event
+
+
+@dataclass
+class CachedHistory:
+    """The history built from the first ``count`` events of a session."""
+
+    count: int = 0
+    last_event_id: str | None = None
+    last_visible: Event | None = None
+    contents: list[types.Content] = field(default_factory=list)
+
+    def continues(self, events: Sequence[Event]) -> bool:
+        """True when ``events`` starts with the events this history was built from."""
+        if self.count > len(events):
+            return False
+        return self.count == 0 or events[self.count - 1].id == self.last_event_id
+
+
+class HistoryCache:
+    """A small LRU of :class:`CachedHistory` by (session, agent, branch).
+
+    Sessions are append-only, so a history stays valid while the event it ended at
+    is still at the same position; only the events after it need converting.
+    """
+
+    def __init__(self, max_entries: int = 512) -> None:
+        self._entries: OrderedDict[Hashable, CachedHistory] = OrderedDict()
+        self._max_entries = max_entries
+
+    def get(self, key: Hashable) -> CachedHistory | None:
+        entry = self._entries.get(key)
+        if entry is not None:
+            self._entries.move_to_end(key)
+        return entry
+
+    def put(self, key: Hashable, entry: CachedHistory) -> None:
+        self._entries[key] = entry
+        self._entries.move_to_end(key)
+        while len(self._entries) > self._max_entries:
+            self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self._entries.clear()
