@@ -1,0 +1,226 @@
+"""SqlSessionService: the session-service API over the SQL store, for any transport.
+
+Subclasses provide :meth:`_write` and :meth:`_read`, which run a synchronous store
+function in a transaction without blocking the event loop.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pyadk.events.event import Event
+from pyadk.sessions import _sql_store as store
+from pyadk.sessions._sql_schema import Executor
+from pyadk.sessions.base_session_service import (
+    BaseSessionService,
+    GetSessionConfig,
+    ListSessionsResponse,
+)
+from pyadk.sessions.errors import StaleSessionError
+from pyadk.sessions.session import Session
+from pyadk.sessions.state import State
+
+T = TypeVar("T")
+
+_SEQ_ATTR = "_pyadk_seq"
+"""Where a loaded Session object keeps the sequence number it has seen (not a field)."""
+
+
+class PagedListSessionsResponse(ListSessionsResponse):
+    """One page of a user's sessions; pass ``next_page_token`` to get the next one."""
+
+    next_page_token: str | None = None
+
+
+def session_seq(session: Session) -> int | None:
+    """The number of stored events this session object has seen, if it was loaded here."""
+    value = session.__dict__.get(_SEQ_ATTR)
+    return value if isinstance(value, int) else None
+
+
+def _set_seq(session: Session, seq: int) -> None:
+    object.__setattr__(session, _SEQ_ATTR, seq)
+
+
+def _event_body(event: Event, delta: dict[str, Any]) -> str:
+    """The event as stored: camelCase JSON, ``temp:`` keys left out of its delta."""
+    if delta != event.actions.state_delta:
+        actions = event.actions.model_copy(update={"state_delta": delta})
+        event = event.model_copy(update={"actions": actions})
+    data = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+class SqlSessionService(BaseSessionService, abc.ABC):
+    """Event-sourced sessions in a SQL database (see :mod:`pyadk.sessions._sql_store`).
+
+    Appends are checked against the sequence number the session object last saw: if
+    another writer appended first, :class:`StaleSessionError` is raised and nothing is
+    written. ``list_sessions`` pages with ``page_size`` / ``page_token``.
+    """
+
+    @abc.abstractmethod
+    async def _write(self, fn: Callable[[Executor], T]) -> T:
+        """Runs ``fn`` in a write transaction (committed before this returns)."""
+
+    @abc.abstractmethod
+    async def _read(self, fn: Callable[[Executor], T]) -> T:
+        """Runs ``fn`` in a read-only transaction that sees one consistent snapshot."""
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        sid = (session_id or "").strip() or str(uuid.uuid4())
+        kept = {k: v for k, v in (state or {}).items() if not k.startswith(State.TEMP_PREFIX)}
+        encoded = store.encode_state(kept)
+        now = time.time()
+        stored = await self._write(
+            lambda ex: store.create_session(ex, app_name, user_id, sid, encoded, now)
+        )
+        return self._session(app_name, user_id, stored)
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        recent = config.num_recent_events if config else None
+        after = config.after_timestamp if config else None
+        stored = await self._read(
+            lambda ex: store.load_session(
+                ex,
+                app_name,
+                user_id,
+                session_id,
+                num_recent_events=recent,
+                after_timestamp=after,
+            )
+        )
+        return None if stored is None else self._session(app_name, user_id, stored)
+
+    async def list_sessions(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        page_size: int | None = None,
+        page_token: str | None = None,
+    ) -> PagedListSessionsResponse:
+        """The user's sessions in creation order, without events or state.
+
+        Without ``page_size`` every session is returned; with it, at most that many,
+        and ``next_page_token`` is set while more remain.
+        """
+        if page_size is not None and page_size < 1:
+            raise ValueError(f"page_size must be at least 1, got {page_size}.")
+        after = _parse_page_token(page_token)
+        limit = None if page_size is None else page_size + 1
+        rows = await self._read(
+            lambda ex: store.list_sessions(ex, app_name, user_id, after_pk=after, limit=limit)
+        )
+        next_token = None
+        if page_size is not None and len(rows) > page_size:
+            rows = rows[:page_size]
+            next_token = str(rows[-1][0])
+        sessions = [
+            Session.model_construct(
+                id=sid,
+                app_name=app_name,
+                user_id=user_id,
+                state={},
+                events=[],
+                last_update_time=update_time,
+            )
+            for _, sid, update_time in rows
+        ]
+        return PagedListSessionsResponse(sessions=sessions, next_page_token=next_token)
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        await self._write(lambda ex: store.delete_session(ex, app_name, user_id, session_id))
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Stores ``event`` (committed before this returns), then applies it to ``session``.
+
+        Raises StaleSessionError if another writer appended to the session since this
+        object was loaded, SessionNotFoundError if the session does not exist, and
+        TypeError if a state value cannot be stored as JSON; in each case nothing is
+        written and ``session`` is unchanged.
+        """
+        if event.partial:
+            return event
+        delta = self._persistable_delta(event)
+        encoded = store.encode_state(delta)
+        body = _event_body(event, delta)
+        app_name, user_id, sid = session.app_name, session.user_id, session.id
+        expected = session_seq(session)
+        if expected is None:
+            expected = await self._infer_seq(session)
+        seq = await self._write(
+            lambda ex: store.append_event(
+                ex,
+                app_name,
+                user_id,
+                sid,
+                expected_seq=expected,
+                timestamp=event.timestamp,
+                body=body,
+                delta=encoded,
+            )
+        )
+        self._apply_to_session(session, event)
+        _set_seq(session, seq)
+        return event
+
+    async def _infer_seq(self, session: Session) -> int:
+        """The seq of a session object not loaded by this service: the store's head,
+        provided the object's last event is the stored last event."""
+        app_name, user_id, sid = session.app_name, session.user_id, session.id
+        seq, body = await self._read(lambda ex: store.head_event_body(ex, app_name, user_id, sid))
+        stored_last = json.loads(body)["id"] if body else None
+        own_last = session.events[-1].id if session.events else None
+        if stored_last != own_last:
+            raise StaleSessionError(
+                f"Session {sid!r} (app {app_name!r}, user {user_id!r}) was not loaded from "
+                "this service and its events differ from the stored ones. Load it with "
+                "get_session before appending.",
+                session_id=sid,
+                actual_seq=seq,
+            )
+        return seq
+
+    @staticmethod
+    def _session(app_name: str, user_id: str, stored: store.StoredSession) -> Session:
+        session = Session.model_construct(
+            id=stored.id,
+            app_name=app_name,
+            user_id=user_id,
+            state=stored.state,
+            events=[Event.model_validate_json(body) for body in stored.bodies],
+            last_update_time=stored.update_time,
+        )
+        _set_seq(session, stored.seq)
+        return session
+
+
+def _parse_page_token(token: str | None) -> int:
+    if token is None or token == "":
+        return 0
+    try:
+        return int(token)
+    except ValueError:
+        raise ValueError(
+            f"Invalid page_token {token!r}: pass the next_page_token of a previous page."
+        ) from None

@@ -1,0 +1,262 @@
+"""The event-sourced session store, as synchronous functions over an :class:`Executor`.
+
+A session row carries ``seq``, the number of events appended so far. Each append runs
+in one transaction: it advances ``seq`` only if it still equals the value the writer
+last saw (optimistic check), inserts the event with that new ``seq`` and upserts the
+state keys of its delta. State is kept as key rows (session, user and app scopes), so
+an append never reads the history nor rewrites the whole state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from pyadk.sessions._sql_schema import Executor, UniqueViolation
+from pyadk.sessions.base_session_service import SessionNotFoundError
+from pyadk.sessions.errors import SessionExistsError, StaleSessionError
+from pyadk.sessions.state_scopes import merge_scoped_state, split_scoped_state
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """A session as read from the store (events still as JSON bodies)."""
+
+    pk: int
+    id: str
+    seq: int
+    update_time: float
+    state: dict[str, Any]
+    bodies: list[str]
+
+
+def encode_value(key: str, value: Any) -> str:
+    """The JSON text of a state value; TypeError naming the key if it has none."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        pass
+    try:
+        return json.dumps(to_jsonable_python(value), ensure_ascii=False, separators=(",", ":"))
+    except Exception as exc:
+        raise TypeError(
+            f"State key {key!r} holds a {type(value).__name__}, which cannot be stored as "
+            "JSON. Store plain data (str, numbers, bool, None, lists, dicts, pydantic "
+            "models), or use a 'temp:' key for values that must not be persisted."
+        ) from exc
+
+
+def _not_found(app_name: str, user_id: str, session_id: str) -> SessionNotFoundError:
+    return SessionNotFoundError(
+        f"Session {session_id!r} not found for app {app_name!r}, user {user_id!r}."
+    )
+
+
+def encode_state(state: dict[str, Any]) -> dict[str, str]:
+    """Each value as JSON text (see :func:`encode_value`)."""
+    return {key: encode_value(key, value) for key, value in state.items()}
+
+
+def _upsert_state(
+    ex: Executor, app_name: str, user_id: str, pk: int, state: dict[str, str]
+) -> None:
+    """Writes the JSON-encoded ``state`` keys (prefixed keys to the app/user scopes)."""
+    app, user, own = split_scoped_state(state)
+    if app:
+        ex.executemany(
+            "INSERT INTO pyadk_app_state (app_name, key, value) VALUES (:a, :k, :v) "
+            "ON CONFLICT (app_name, key) DO UPDATE SET value = excluded.value",
+            [{"a": app_name, "k": k, "v": v} for k, v in app.items()],
+        )
+    if user:
+        ex.executemany(
+            "INSERT INTO pyadk_user_state (app_name, user_id, key, value) "
+            "VALUES (:a, :u, :k, :v) "
+            "ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value",
+            [{"a": app_name, "u": user_id, "k": k, "v": v} for k, v in user.items()],
+        )
+    if own:
+        ex.executemany(
+            "INSERT INTO pyadk_session_state (session_pk, key, value) VALUES (:pk, :k, :v) "
+            "ON CONFLICT (session_pk, key) DO UPDATE SET value = excluded.value",
+            [{"pk": pk, "k": k, "v": v} for k, v in own.items()],
+        )
+
+
+def _read_state(ex: Executor, app_name: str, user_id: str, pk: int) -> dict[str, Any]:
+    def rows(sql: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {key: json.loads(value) for key, value in ex.query(sql, params)}
+
+    return merge_scoped_state(
+        rows("SELECT key, value FROM pyadk_app_state WHERE app_name = :a", {"a": app_name}),
+        rows(
+            "SELECT key, value FROM pyadk_user_state WHERE app_name = :a AND user_id = :u",
+            {"a": app_name, "u": user_id},
+        ),
+        rows("SELECT key, value FROM pyadk_session_state WHERE session_pk = :pk", {"pk": pk}),
+    )
+
+
+def create_session(
+    ex: Executor, app_name: str, user_id: str, session_id: str, state: dict[str, str], now: float
+) -> StoredSession:
+    """Inserts a new session (``seq`` 0) and its initial (JSON-encoded) state."""
+    key = {"a": app_name, "u": user_id, "s": session_id}
+    exists = ex.query(
+        "SELECT 1 FROM pyadk_sessions WHERE app_name = :a AND user_id = :u AND id = :s", key
+    )
+    try:
+        if exists:
+            raise UniqueViolation
+        rows = ex.query(
+            "INSERT INTO pyadk_sessions (app_name, user_id, id, seq, create_time, update_time) "
+            "VALUES (:a, :u, :s, 0, :t, :t) RETURNING pk",
+            {**key, "t": now},
+        )
+    except UniqueViolation:
+        raise SessionExistsError(
+            f"Session {session_id!r} already exists for app {app_name!r}, user {user_id!r}."
+        ) from None
+    pk = int(rows[0][0])
+    _upsert_state(ex, app_name, user_id, pk, state)
+    return StoredSession(pk, session_id, 0, now, _read_state(ex, app_name, user_id, pk), [])
+
+
+def load_session(
+    ex: Executor,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    *,
+    num_recent_events: int | None = None,
+    after_timestamp: float | None = None,
+) -> StoredSession | None:
+    """The session with its merged state and (the selected) event bodies, or None."""
+    rows = ex.query(
+        "SELECT pk, seq, update_time FROM pyadk_sessions "
+        "WHERE app_name = :a AND user_id = :u AND id = :s",
+        {"a": app_name, "u": user_id, "s": session_id},
+    )
+    if not rows:
+        return None
+    pk, seq, update_time = int(rows[0][0]), int(rows[0][1]), float(rows[0][2])
+    where = "session_pk = :pk AND seq <= :seq"
+    params: dict[str, Any] = {"pk": pk, "seq": seq}
+    if after_timestamp is not None:
+        where += " AND ts >= :after"
+        params["after"] = after_timestamp
+    if not num_recent_events:  # None or 0: every event, as google-adk does
+        sql = f"SELECT body FROM pyadk_events WHERE {where} ORDER BY seq"
+        bodies = [row[0] for row in ex.query(sql, params)]
+    else:
+        sql = f"SELECT body FROM pyadk_events WHERE {where} ORDER BY seq DESC LIMIT :n"
+        bodies = [row[0] for row in reversed(ex.query(sql, {**params, "n": num_recent_events}))]
+    state = _read_state(ex, app_name, user_id, pk)
+    return StoredSession(pk, session_id, seq, update_time, state, bodies)
+
+
+def list_sessions(
+    ex: Executor, app_name: str, user_id: str, *, after_pk: int, limit: int | None
+) -> list[tuple[int, str, float]]:
+    """(pk, id, update_time) of the user's sessions in creation order, after ``after_pk``."""
+    sql = (
+        "SELECT pk, id, update_time FROM pyadk_sessions "
+        "WHERE app_name = :a AND user_id = :u AND pk > :after ORDER BY pk"
+    )
+    params: dict[str, Any] = {"a": app_name, "u": user_id, "after": after_pk}
+    if limit is not None:
+        sql += " LIMIT :n"
+        params["n"] = limit
+    return [(int(pk), sid, float(t)) for pk, sid, t in ex.query(sql, params)]
+
+
+def delete_session(ex: Executor, app_name: str, user_id: str, session_id: str) -> None:
+    """Deletes the session, its events and its own state (no error if missing)."""
+    rows = ex.query(
+        "DELETE FROM pyadk_sessions WHERE app_name = :a AND user_id = :u AND id = :s RETURNING pk",
+        {"a": app_name, "u": user_id, "s": session_id},
+    )
+    for (pk,) in rows:
+        ex.execute("DELETE FROM pyadk_events WHERE session_pk = :pk", {"pk": pk})
+        ex.execute("DELETE FROM pyadk_session_state WHERE session_pk = :pk", {"pk": pk})
+
+
+def head_event_body(
+    ex: Executor, app_name: str, user_id: str, session_id: str
+) -> tuple[int, str | None]:
+    """(seq, body of the last event or None); SessionNotFoundError if missing."""
+    rows = ex.query(
+        "SELECT s.seq, e.body FROM pyadk_sessions s LEFT JOIN pyadk_events e "
+        "ON e.session_pk = s.pk AND e.seq = s.seq "
+        "WHERE s.app_name = :a AND s.user_id = :u AND s.id = :s",
+        {"a": app_name, "u": user_id, "s": session_id},
+    )
+    if not rows:
+        raise _not_found(app_name, user_id, session_id)
+    return int(rows[0][0]), rows[0][1]
+
+
+def append_event(
+    ex: Executor,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    *,
+    expected_seq: int,
+    timestamp: float,
+    body: str,
+    delta: dict[str, str],
+) -> int:
+    """Appends one event after ``expected_seq``; returns its ``seq``.
+
+    Raises StaleSessionError (writing nothing) when another writer appended first.
+    """
+    key = {"a": app_name, "u": user_id, "s": session_id}
+    params = {**key, "seq": expected_seq, "t": timestamp, "b": body}
+    advance = (
+        "UPDATE pyadk_sessions SET seq = seq + 1, update_time = :t "
+        "WHERE app_name = :a AND user_id = :u AND id = :s AND seq = :seq RETURNING pk, seq"
+    )
+    try:
+        if ex.dialect == "postgresql":  # one round trip: advance and insert together
+            rows = ex.query(
+                f"WITH head AS ({advance}) INSERT INTO pyadk_events (session_pk, seq, ts, body) "
+                "SELECT pk, seq, :t, :b FROM head RETURNING session_pk, seq",
+                params,
+            )
+        else:
+            rows = ex.query(advance, params)
+            if rows:
+                ex.execute(
+                    "INSERT INTO pyadk_events (session_pk, seq, ts, body) "
+                    "VALUES (:pk, :seq, :t, :b)",
+                    {"pk": rows[0][0], "seq": rows[0][1], "t": timestamp, "b": body},
+                )
+    except UniqueViolation:  # cannot happen while seq is checked; never overwrite history
+        raise StaleSessionError(
+            f"Session {session_id!r} already has an event after #{expected_seq}.",
+            session_id=session_id,
+        ) from None
+    if not rows:
+        current = ex.query(
+            "SELECT seq FROM pyadk_sessions WHERE app_name = :a AND user_id = :u AND id = :s",
+            key,
+        )
+        if not current:
+            raise _not_found(app_name, user_id, session_id)
+        actual = int(current[0][0])
+        raise StaleSessionError(
+            f"Session {session_id!r} (app {app_name!r}, user {user_id!r}) was changed by "
+            f"another writer: this session object has seen {expected_seq} events, the "
+            f"store has {actual}. Nothing was written; reload the session and retry.",
+            session_id=session_id,
+            expected_seq=expected_seq,
+            actual_seq=actual,
+        )
+    pk, seq = int(rows[0][0]), int(rows[0][1])
+    if delta:
+        _upsert_state(ex, app_name, user_id, pk, delta)
+    return seq

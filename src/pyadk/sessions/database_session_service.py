@@ -1,0 +1,155 @@
+"""DatabaseSessionService: durable sessions over SQLAlchemy 2 async (PostgreSQL, SQLite).
+
+Needs the ``postgres`` extra (``pip install 'pyadk[postgres]'``: SQLAlchemy and asyncpg).
+Every call takes its own pooled connection, so different sessions never wait for each
+other; appends to one session are ordered by the optimistic check on its sequence
+number, which the database enforces with the session row's lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from pyadk.sessions._migrations import migrate
+from pyadk.sessions._sql_schema import Dialect, Executor, UniqueViolation
+from pyadk.sessions._sql_service import SqlSessionService
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
+T = TypeVar("T")
+
+_DRIVERS = {"postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
+_SYNC_SQLITE = {"sqlite", "sqlite+pysqlite"}
+
+
+def async_url(url: str) -> str:
+    """``url`` with an async driver: ``postgresql://`` uses asyncpg, ``sqlite://`` aiosqlite."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ValueError(f"Not a database URL: {url!r}.")
+    if scheme in _DRIVERS:
+        return f"{_DRIVERS[scheme]}://{rest}"
+    if scheme in _SYNC_SQLITE:
+        return f"sqlite+aiosqlite://{rest}"
+    return url
+
+
+class _SaExecutor:
+    def __init__(self, conn: Connection, dialect: Dialect) -> None:
+        self._conn = conn
+        self.dialect = dialect
+
+    def _run(self, sql: str, params: Any) -> Any:
+        from sqlalchemy import exc, text
+
+        try:
+            return self._conn.execute(text(sql), params)
+        except exc.IntegrityError as error:
+            raise UniqueViolation(str(error.orig)) from error
+
+    def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> int:
+        return int(self._run(sql, dict(params or {})).rowcount)
+
+    def executemany(self, sql: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        self._run(sql, [dict(row) for row in rows])
+
+    def query(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in self._run(sql, dict(params or {})).fetchall()]
+
+
+class DatabaseSessionService(SqlSessionService):
+    """Sessions in the database at ``db_url`` (tables created and migrated on first use).
+
+    ``postgresql://user:pw@host/db`` uses asyncpg; ``postgresql+psycopg://...`` psycopg 3
+    works too. SQLite URLs are accepted (through aiosqlite), but
+    :class:`~pyadk.sessions.SqliteSessionService` needs no extra dependency. Extra
+    keyword arguments go to SQLAlchemy's ``create_async_engine``.
+    """
+
+    def __init__(self, db_url: str, **engine_kwargs: Any) -> None:
+        try:
+            from sqlalchemy.engine import make_url
+        except ImportError as exc:
+            raise ImportError(
+                "DatabaseSessionService needs SQLAlchemy: pip install 'pyadk[postgres]'."
+            ) from exc
+        self.url = async_url(db_url)
+        backend = make_url(self.url).get_backend_name()
+        if backend not in ("postgresql", "sqlite"):
+            raise ValueError(
+                f"DatabaseSessionService supports PostgreSQL and SQLite, not {backend!r}."
+            )
+        self.dialect: Dialect = cast(Dialect, backend)
+        self._engine_kwargs = engine_kwargs
+        # asyncpg connections belong to one event loop: one engine per loop.
+        self._engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._migrated = False
+
+    def __repr__(self) -> str:
+        from sqlalchemy.engine import make_url
+
+        return f"DatabaseSessionService({make_url(self.url).render_as_string()!r})"
+
+    def _engine(self) -> AsyncEngine:
+        loop = asyncio.get_running_loop()
+        engine = self._engines.get(loop)
+        if engine is None:
+            engine = self._create_engine()
+            self._engines[loop] = engine
+        return engine
+
+    def _create_engine(self) -> AsyncEngine:
+        from sqlalchemy import event
+        from sqlalchemy.ext.asyncio import create_async_engine
+
+        engine = create_async_engine(self.url, **self._engine_kwargs)
+        if self.dialect == "sqlite":
+
+            @event.listens_for(engine.sync_engine, "connect")
+            def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+                dbapi_connection.isolation_level = None  # we send BEGIN ourselves
+                cursor = dbapi_connection.cursor()
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA busy_timeout=30000")
+                cursor.close()
+
+            @event.listens_for(engine.sync_engine, "begin")
+            def _on_begin(conn: Any) -> None:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+
+    async def _run(self, fn: Callable[[Executor], T], *, read_only: bool) -> T:
+        engine = self._engine()
+        if not self._migrated:
+            async with engine.begin() as conn:
+                await conn.run_sync(lambda sync: migrate(_SaExecutor(sync, self.dialect)))
+            self._migrated = True
+        async with engine.connect() as conn:
+            if read_only and self.dialect == "postgresql":
+                conn = await conn.execution_options(isolation_level="REPEATABLE READ")
+            async with conn.begin():
+                return await conn.run_sync(lambda sync: fn(_SaExecutor(sync, self.dialect)))
+
+    async def _write(self, fn: Callable[[Executor], T]) -> T:
+        return await self._run(fn, read_only=False)
+
+    async def _read(self, fn: Callable[[Executor], T]) -> T:
+        return await self._run(fn, read_only=True)
+
+    async def close(self) -> None:
+        """Closes the pooled connections of the current event loop's engine."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        engine = self._engines.pop(loop, None)
+        if engine is not None:
+            await engine.dispose()

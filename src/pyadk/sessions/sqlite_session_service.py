@@ -1,0 +1,159 @@
+"""SqliteSessionService: durable sessions in one SQLite file, no extra dependency.
+
+Uses the standard library's ``sqlite3`` in a worker thread owned by the service, so
+the event loop never waits on disk. The database runs in WAL mode: readers in other
+processes are never blocked, and writers (other processes included) take turns with
+``BEGIN IMMEDIATE``, waiting up to ``busy_timeout`` seconds for each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pyadk.sessions._migrations import migrate
+from pyadk.sessions._sql_schema import Dialect, Executor, UniqueViolation
+from pyadk.sessions._sql_service import SqlSessionService
+
+T = TypeVar("T")
+
+Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
+
+_MIN_SQLITE = (3, 35, 0)  # RETURNING, DROP COLUMN
+
+
+class _SqliteExecutor:
+    dialect: Dialect = "sqlite"
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> int:
+        try:
+            return self._conn.execute(sql, params or {}).rowcount
+        except sqlite3.IntegrityError as exc:
+            raise UniqueViolation(str(exc)) from exc
+
+    def executemany(self, sql: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        try:
+            self._conn.executemany(sql, rows)
+        except sqlite3.IntegrityError as exc:
+            raise UniqueViolation(str(exc)) from exc
+
+    def query(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        try:
+            return self._conn.execute(sql, params or {}).fetchall()
+        except sqlite3.IntegrityError as exc:
+            raise UniqueViolation(str(exc)) from exc
+
+
+class SqliteSessionService(SqlSessionService):
+    """Sessions in the SQLite database at ``path`` (created, and migrated, on first use).
+
+    ``synchronous="FULL"`` (the default) makes every committed event survive a power
+    loss; ``"NORMAL"`` is faster and still survives a crash of the process. Pass
+    ``":memory:"`` for a private in-process database.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: Synchronous = "FULL",
+        busy_timeout: float = 30.0,
+    ) -> None:
+        if sqlite3.sqlite_version_info < _MIN_SQLITE:
+            raise RuntimeError(
+                f"SqliteSessionService needs SQLite >= 3.35 (this Python has "
+                f"{sqlite3.sqlite_version})."
+            )
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"Unknown synchronous mode {synchronous!r}.")
+        self.path = str(path)
+        self._synchronous = synchronous
+        self._busy_timeout = busy_timeout
+        self._memory = self.path == ":memory:" or "mode=memory" in self.path
+        # One thread and connection for writes, one for reads: a write waiting for
+        # another process's lock never holds up this service's reads (WAL).
+        self._pools = {
+            role: ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"pyadk-sqlite-{role}")
+            for role in ("write", "read")
+        }
+        self._conns: dict[str, sqlite3.Connection] = {}
+        self._ready = False
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"SqliteSessionService({self.path!r})"
+
+    def _connect(self, role: str) -> sqlite3.Connection:
+        """The role's connection (called in that role's thread), opened on first use."""
+        conn = self._conns.get(role)
+        if conn is not None:
+            return conn
+        if not self._memory and not self.path.startswith("file:"):
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            self.path,
+            timeout=self._busy_timeout,
+            isolation_level=None,  # transactions are explicit
+            check_same_thread=False,
+            uri=self.path.startswith("file:"),
+        )
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            if role == "write":
+                self._transaction(conn, "BEGIN IMMEDIATE", migrate)
+        except BaseException:
+            conn.close()
+            raise
+        self._conns[role] = conn
+        return conn
+
+    @staticmethod
+    def _transaction(conn: sqlite3.Connection, begin: str, fn: Callable[[Executor], T]) -> T:
+        conn.execute(begin)
+        try:
+            result = fn(_SqliteExecutor(conn))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return result
+
+    async def _run(self, role: str, begin: str, fn: Callable[[Executor], T]) -> T:
+        if self._closed:
+            raise RuntimeError(f"{self!r} is closed.")
+        loop = asyncio.get_running_loop()
+        if not self._ready:  # the writer creates or migrates the schema first
+            await loop.run_in_executor(self._pools["write"], self._connect, "write")
+            self._ready = True
+        if self._memory:  # a private in-memory database has one connection
+            role = "write"
+        return await loop.run_in_executor(
+            self._pools[role], lambda: self._transaction(self._connect(role), begin, fn)
+        )
+
+    async def _write(self, fn: Callable[[Executor], T]) -> T:
+        return await self._run("write", "BEGIN IMMEDIATE", fn)
+
+    async def _read(self, fn: Callable[[Executor], T]) -> T:
+        return await self._run("read", "BEGIN", fn)
+
+    async def close(self) -> None:
+        """Closes the database connections; the service cannot be used afterwards."""
+        if self._closed:
+            return
+        self._closed = True
+        loop = asyncio.get_running_loop()
+        for role, pool in self._pools.items():
+            conn = self._conns.pop(role, None)
+            if conn is not None:
+                await loop.run_in_executor(pool, conn.close)
+            pool.shutdown(wait=False)

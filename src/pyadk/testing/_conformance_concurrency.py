@@ -1,0 +1,231 @@
+"""Session-service conformance: concurrent writers, pagination, processes, kill -9."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from pyadk import types
+from pyadk.agents.llm_agent import LlmAgent
+from pyadk.events.event import Event
+from pyadk.plugins.base_plugin import BasePlugin
+from pyadk.runners import Runner
+from pyadk.sessions.base_session_service import BaseSessionService
+from pyadk.sessions.errors import StaleSessionError
+from pyadk.sessions.session import Session
+from pyadk.testing._conformance_core import ConformanceBase, text_event
+from pyadk.testing.scripted_models import ScriptedModel
+
+_WORKER = [sys.executable, "-m", "pyadk.testing._session_workers"]
+
+
+class _Barrier(BasePlugin):
+    """Holds each runner after it loaded the session, until all runners did."""
+
+    def __init__(self, parties: int) -> None:
+        super().__init__("barrier")
+        self.barrier = asyncio.Barrier(parties)
+
+    async def on_user_message_callback(self, **_: Any) -> None:
+        await self.barrier.wait()
+
+
+class ConcurrencyConformance(ConformanceBase):
+    """Many writers on one session, paging, two OS processes, a killed process."""
+
+    async def test_tasks_retrying_on_one_session_store_every_event_once(
+        self, service: BaseSessionService, app: str
+    ) -> None:
+        session = await service.create_session(app_name=app, user_id="u")
+
+        async def writer(tag: str) -> None:
+            mine = await self.reload(service, session)
+            done = 0
+            while done < 10:
+                try:
+                    await service.append_event(mine, text_event(f"{tag}{done}"))
+                    done += 1
+                except StaleSessionError:
+                    mine = await self.reload(service, session)
+                await asyncio.sleep(0)
+
+        await asyncio.gather(*(writer(tag) for tag in "abcdef"))
+        texts = [e.text or "" for e in (await self.reload(service, session)).events]
+        assert len(texts) == 60
+        for tag in "abcdef":  # each writer's events once each, in its own order
+            assert [t for t in texts if t[0] == tag] == [f"{tag}{i}" for i in range(10)]
+
+    async def test_stale_session_object_is_refused_and_nothing_is_written(
+        self, service: BaseSessionService, app: str
+    ) -> None:
+        if not self.checks_stale_sessions:
+            pytest.skip(f"{type(self).__name__} does not check for stale sessions")
+        session = await service.create_session(app_name=app, user_id="u", state={"k": 0})
+        first = await self.reload(service, session)
+        second = await self.reload(service, session)
+        await service.append_event(first, text_event("first", actions={"state_delta": {"k": 1}}))
+        late = text_event("late", actions={"state_delta": {"k": 2}})
+        with pytest.raises(StaleSessionError, match="another writer") as refused:
+            await service.append_event(second, late)
+        assert (refused.value.expected_seq, refused.value.actual_seq) == (0, 1)
+        assert (second.events, second.state) == ([], {"k": 0})  # object untouched
+        stored = await self.reload(service, session)
+        assert ([e.text for e in stored.events], stored.state) == (["first"], {"k": 1})
+        await service.append_event(stored, late)  # a fresh load may append
+        assert [e.text for e in (await self.reload(service, session)).events] == [
+            "first",
+            "late",
+        ]
+
+    async def test_second_of_two_racing_runners_is_refused_before_writing(
+        self, service: BaseSessionService, app: str
+    ) -> None:
+        if not self.checks_stale_sessions:
+            pytest.skip(f"{type(self).__name__} does not check for stale sessions")
+        session = await service.create_session(app_name=app, user_id="u")
+        barrier = _Barrier(2)
+
+        def runner(name: str) -> Runner:
+            agent = LlmAgent(name=name, model=ScriptedModel([f"answer from {name}"]))
+            return Runner(app_name=app, agent=agent, session_service=service, plugins=[barrier])
+
+        async def turn(name: str) -> list[Event]:
+            message = types.Content(role="user", parts=[types.Part(text=f"ask {name}")])
+            return [
+                e
+                async for e in runner(name).run_async(
+                    user_id="u", session_id=session.id, new_message=message
+                )
+            ]
+
+        results = await asyncio.gather(turn("a"), turn("b"), return_exceptions=True)
+        refused = [r for r in results if isinstance(r, StaleSessionError)]
+        finished = [r for r in results if isinstance(r, list)]
+        assert (len(refused), len(finished)) == (1, 1), results
+        winner = finished[0][0].author
+        stored = (await self.reload(service, session)).events
+        assert [(e.author, e.text) for e in stored] == [
+            ("user", f"ask {winner}"),
+            (winner, f"answer from {winner}"),
+        ]
+
+    async def test_list_sessions_pages_in_creation_order(
+        self, service: BaseSessionService, app: str
+    ) -> None:
+        if not self.paginates:
+            pytest.skip(f"{type(self).__name__} does not paginate list_sessions")
+        ids = [(await service.create_session(app_name=app, user_id="u")).id for _ in range(7)]
+        await service.create_session(app_name=app, user_id="someone-else")
+        seen: list[str] = []
+        token: str | None = None
+        pages = 0
+        while True:
+            page: Any = await service.list_sessions(  # type: ignore[call-arg]
+                app_name=app, user_id="u", page_size=3, page_token=token
+            )
+            assert len(page.sessions) <= 3
+            seen += [s.id for s in page.sessions]
+            pages += 1
+            token = page.next_page_token
+            if token is None:
+                break
+        assert (seen, pages) == (ids, 3)
+        with pytest.raises(ValueError, match="page_size"):
+            await service.list_sessions(app_name=app, user_id="u", page_size=0)  # type: ignore[call-arg]
+        with pytest.raises(ValueError, match="page_token"):
+            await service.list_sessions(app_name=app, user_id="u", page_token="garbage")  # type: ignore[call-arg]
+
+    def _uri_or_skip(self) -> str:
+        uri = self.service_uri()
+        if uri is None:
+            pytest.skip(f"{type(self).__name__} is not shared between processes")
+        return uri
+
+    async def test_two_processes_appending_to_one_session_lose_nothing(
+        self, service: BaseSessionService, app: str
+    ) -> None:
+        uri = self._uri_or_skip()
+        session = await service.create_session(app_name=app, user_id="u", session_id="shared")
+        count = 40
+        procs = [
+            subprocess.Popen(
+                [*_WORKER, "append", uri, app, "u", session.id, tag, str(count)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for tag in ("p1", "p2")
+        ]
+        try:
+            for proc in procs:  # both loaded the session before either writes
+                assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+            for proc in procs:
+                assert proc.stdin is not None
+                proc.stdin.write("go\n")
+                proc.stdin.flush()
+            outputs = [await asyncio.to_thread(proc.communicate, None, 120) for proc in procs]
+        finally:
+            for proc in procs:
+                proc.kill()
+        assert [p.returncode for p in procs] == [0, 0], outputs
+        events = (await self.reload(service, session)).events
+        assert len(events) == 2 * count
+        assert len({e.id for e in events}) == 2 * count
+        for tag in ("p1", "p2"):
+            mine = [e.invocation_id for e in events if e.author == tag]
+            assert mine == [f"{tag}-{i}" for i in range(count)]
+
+    async def test_process_killed_mid_run_leaves_every_yielded_event(
+        self, service: BaseSessionService, app: str
+    ) -> None:
+        uri = self._uri_or_skip()
+        session = await service.create_session(app_name=app, user_id="u")
+        proc = subprocess.Popen(
+            [*_WORKER, "crash", uri, app, "u", session.id],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        yielded: list[str] = []
+        try:
+            assert proc.stdout is not None
+            while len(yielded) < 15:
+                line = await asyncio.to_thread(proc.stdout.readline)
+                assert line, f"worker ended early: {proc.stderr.read() if proc.stderr else ''}"
+                yielded.append(line.strip())
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            rest = proc.stdout.read()  # printed before the kill, not read yet
+            yielded += [line for line in rest.split("\n") if line]
+        finally:
+            proc.kill()
+            proc.wait()
+        assert proc.returncode == -signal.SIGKILL
+        stored = await self._fresh_load(session)
+        assert stored.events[0].author == "user"  # the Runner stores it, does not yield it
+        stored_ids = [e.id for e in stored.events[1:]]
+        assert stored_ids[: len(yielded)] == yielded  # every yielded event, in order
+        assert len(stored_ids) <= len(yielded) + 1  # at most one stored but not yet yielded
+        await self.fresh_service_append(stored)
+
+    async def _fresh_load(self, session: Session) -> Session:
+        fresh = await self.make_service()
+        try:
+            return await self.reload(fresh, session)
+        finally:
+            await fresh.close()
+
+    async def fresh_service_append(self, session: Session) -> None:
+        """The crashed session still takes appends (nothing is left locked)."""
+        fresh: BaseSessionService = await self.make_service()
+        try:
+            await asyncio.wait_for(fresh.append_event(session, text_event("after crash")), 60)
+            assert (await self.reload(fresh, session)).events[-1].text == "after crash"
+        finally:
+            await fresh.close()

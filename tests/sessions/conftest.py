@@ -1,0 +1,29 @@
+"""Fixtures for the durable session tests: a throwaway PostgreSQL server.
+
+The server is started once per test run from the distribution's binaries (``.ci/run``
+installs them) and removed at the end. Tests that need it are skipped, with the reason,
+only when no PostgreSQL binaries exist on the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pyadk.testing.postgres_server import (
+    PostgresNotFoundError,
+    find_postgres_bin,
+    throwaway_postgres,
+)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """The URL of a PostgreSQL server private to this test run."""
+    try:
+        find_postgres_bin()
+    except PostgresNotFoundError as exc:
+        pytest.skip(str(exc))
+    with throwaway_postgres(fsync=False) as url:
+        yield url
