@@ -18,7 +18,7 @@ from pyadk.errors import AgentTimeoutError
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus, outcome_state_key
-from pyadk.utils.callbacks import as_callback_list, first_result
+from pyadk.utils.callbacks import as_callback_list, plugins_then_callbacks
 from pyadk.utils.event_streams import merge_event_streams
 
 logger = logging.getLogger(__name__)
@@ -172,9 +172,17 @@ class BaseAgent(BaseModel):
         )
 
     def _outcome_event(self, ctx: InvocationContext, outcome: AgentOutcome) -> Event | None:
-        """Records ``outcome``; the event that carries it (None for an unrecorded success)."""
+        """Records ``outcome``; the event that carries it (None for an unrecorded success).
+
+        A success is recorded anyway when state still holds an earlier, different outcome
+        of this agent, so ``state["outcome:<name>"]`` never reports a stale failure."""
         ctx.record_outcome(outcome)
-        if outcome.status is OutcomeStatus.SUCCESS and ctx.run_config.record_outcomes != "all":
+        key = outcome_state_key(self.name)
+        if (
+            outcome.status is OutcomeStatus.SUCCESS
+            and ctx.run_config.record_outcomes != "all"
+            and ctx.session.state.get(key) in (None, outcome.to_state())
+        ):
             return None
         return Event(
             invocation_id=ctx.invocation_id,
@@ -183,7 +191,7 @@ class BaseAgent(BaseModel):
             actions=EventActions(
                 end_of_agent=True,
                 agent_outcome=outcome,
-                state_delta={outcome_state_key(self.name): outcome.to_state()},
+                state_delta={key: outcome.to_state()},
             ),
         )
 
@@ -223,15 +231,13 @@ class BaseAgent(BaseModel):
 
     async def _handle_before_agent_callback(self, ctx: InvocationContext) -> Event | None:
         callback_context = CallbackContext(ctx)
-        content = None
-        if ctx.plugin_manager is not None:
-            content = await ctx.plugin_manager.run(
-                "before_agent_callback", agent=self, callback_context=callback_context
-            )
-        if content is None:
-            content = await first_result(
-                self.before_agent_callback, callback_context=callback_context
-            )
+        content = await plugins_then_callbacks(
+            ctx.plugin_manager,
+            "before_agent_callback",
+            {"agent": self, "callback_context": callback_context},
+            self.before_agent_callback,
+            {"callback_context": callback_context},
+        )
         if content is not None:
             ctx.end_invocation = True
         return self._callback_event(ctx, content, callback_context.actions)
@@ -241,15 +247,13 @@ class BaseAgent(BaseModel):
     ) -> Event | None:
         callback_context = CallbackContext(ctx)
         callback_context.outcome = outcome
-        content = None
-        if ctx.plugin_manager is not None:
-            content = await ctx.plugin_manager.run(
-                "after_agent_callback", agent=self, callback_context=callback_context
-            )
-        if content is None:
-            content = await first_result(
-                self.after_agent_callback, callback_context=callback_context
-            )
+        content = await plugins_then_callbacks(
+            ctx.plugin_manager,
+            "after_agent_callback",
+            {"agent": self, "callback_context": callback_context},
+            self.after_agent_callback,
+            {"callback_context": callback_context},
+        )
         return self._callback_event(ctx, content, callback_context.actions)
 
     def _callback_event(

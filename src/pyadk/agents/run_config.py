@@ -35,7 +35,8 @@ class RunConfig(BaseModel):
     """Which agent outcomes get an outcome event (and ``outcome:<agent>`` state key):
     only failures, skips, escalations, cancellations and timeouts (default, so a
     successful run yields the same events as google-adk), or every run. Outcomes of
-    the current invocation are always readable with ``ctx.outcome_of(name)``."""
+    the current invocation are always readable with ``ctx.outcome_of(name)``. A success
+    that replaces an earlier, different stored outcome of the agent is recorded too."""
     response_modalities: list[str] | None = None
     support_cfc: bool = False
     speech_config: Any | None = None

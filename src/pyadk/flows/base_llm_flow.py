@@ -20,7 +20,7 @@ from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
-from pyadk.utils.callbacks import first_result
+from pyadk.utils.callbacks import plugins_then_callbacks
 
 logger = logging.getLogger(__name__)
 
@@ -105,17 +105,12 @@ class BaseLlmFlow:
         if plugins_see_request or agent.before_model_callback:
             # Callbacks may edit the request: give them history they cannot corrupt.
             llm_request.contents = [c.model_copy(deep=True) for c in llm_request.contents]
-        response = None
-        if ctx.plugin_manager is not None:
-            response = await ctx.plugin_manager.run(
-                "before_model_callback", callback_context=callback_context, llm_request=llm_request
-            )
-        if response is None:
-            response = await first_result(
-                agent.before_model_callback,
-                callback_context=callback_context,
-                llm_request=llm_request,
-            )
+        response = await plugins_then_callbacks(
+            ctx.plugin_manager,
+            "before_model_callback",
+            {"callback_context": callback_context, "llm_request": llm_request},
+            agent.before_model_callback,
+        )
         if response is not None:
             yield LlmResponse.model_validate(response)
             return
@@ -159,17 +154,12 @@ class BaseLlmFlow:
     ) -> LlmResponse:
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
-        altered = None
-        if ctx.plugin_manager is not None:
-            altered = await ctx.plugin_manager.run(
-                "after_model_callback", callback_context=callback_context, llm_response=response
-            )
-        if altered is None:
-            altered = await first_result(
-                agent.after_model_callback,
-                callback_context=callback_context,
-                llm_response=response,
-            )
+        altered = await plugins_then_callbacks(
+            ctx.plugin_manager,
+            "after_model_callback",
+            {"callback_context": callback_context, "llm_response": response},
+            agent.after_model_callback,
+        )
         return response if altered is None else LlmResponse.model_validate(altered)
 
     async def _on_model_error(
@@ -181,21 +171,12 @@ class BaseLlmFlow:
     ) -> LlmResponse | None:
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
-        recovered = None
-        if ctx.plugin_manager is not None:
-            recovered = await ctx.plugin_manager.run(
-                "on_model_error_callback",
-                callback_context=callback_context,
-                llm_request=llm_request,
-                error=error,
-            )
-        if recovered is None:
-            recovered = await first_result(
-                agent.on_model_error_callback,
-                callback_context=callback_context,
-                llm_request=llm_request,
-                error=error,
-            )
+        recovered = await plugins_then_callbacks(
+            ctx.plugin_manager,
+            "on_model_error_callback",
+            {"callback_context": callback_context, "llm_request": llm_request, "error": error},
+            agent.on_model_error_callback,
+        )
         return None if recovered is None else LlmResponse.model_validate(recovered)
 
     async def _postprocess_async(

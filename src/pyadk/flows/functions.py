@@ -12,7 +12,7 @@ from pyadk.errors import ToolTimeoutError
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.tools.tool_context import ToolContext
-from pyadk.utils.callbacks import first_result
+from pyadk.utils.callbacks import plugins_then_callbacks
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -119,43 +119,37 @@ async def _execute_call(
 async def _run_tool_with_callbacks(
     ctx: InvocationContext, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
 ) -> Any:
-    agent = ctx.agent
-    plugins = ctx.plugin_manager
-    llm_agent = agent if isinstance(agent, LlmAgent) else None
+    agent = ctx.agent if isinstance(ctx.agent, LlmAgent) else None
+    plugin_kwargs = {"tool": tool, "tool_args": args, "tool_context": tool_context}
+    callback_kwargs = {"tool": tool, "args": args, "tool_context": tool_context}
 
-    response = None
-    if plugins is not None:
-        response = await plugins.run(
-            "before_tool_callback", tool=tool, tool_args=args, tool_context=tool_context
-        )
-    if response is None and llm_agent is not None:
-        response = await first_result(
-            llm_agent.before_tool_callback, tool=tool, args=args, tool_context=tool_context
-        )
+    response = await plugins_then_callbacks(
+        ctx.plugin_manager,
+        "before_tool_callback",
+        plugin_kwargs,
+        agent.before_tool_callback if agent else None,
+        callback_kwargs,
+    )
     if response is None:
         try:
-            response = await _call_tool(tool, args, tool_context, llm_agent)
+            response = await _call_tool(tool, args, tool_context, agent)
         except Exception as error:
-            response = await _on_tool_error(ctx, tool, args, tool_context, error)
+            response = await plugins_then_callbacks(
+                ctx.plugin_manager,
+                "on_tool_error_callback",
+                {**plugin_kwargs, "error": error},
+                agent.on_tool_error_callback if agent else None,
+                {**callback_kwargs, "error": error},
+            )
             if response is None:
                 raise
-    altered = None
-    if plugins is not None:
-        altered = await plugins.run(
-            "after_tool_callback",
-            tool=tool,
-            tool_args=args,
-            tool_context=tool_context,
-            result=response,
-        )
-    if altered is None and llm_agent is not None:
-        altered = await first_result(
-            llm_agent.after_tool_callback,
-            tool=tool,
-            args=args,
-            tool_context=tool_context,
-            tool_response=response,
-        )
+    altered = await plugins_then_callbacks(
+        ctx.plugin_manager,
+        "after_tool_callback",
+        {**plugin_kwargs, "result": response},
+        agent.after_tool_callback if agent else None,
+        {**callback_kwargs, "tool_response": response},
+    )
     return response if altered is None else altered
 
 
@@ -180,31 +174,3 @@ async def _call_tool(
             raise ToolTimeoutError(f"Tool {tool.name!r} timed out after {timeout:g} s.") from None
 
     return await (retry.run(attempt) if retry is not None else attempt())
-
-
-async def _on_tool_error(
-    ctx: InvocationContext,
-    tool: BaseTool,
-    args: dict[str, Any],
-    tool_context: ToolContext,
-    error: Exception,
-) -> Any:
-    response = None
-    if ctx.plugin_manager is not None:
-        response = await ctx.plugin_manager.run(
-            "on_tool_error_callback",
-            tool=tool,
-            tool_args=args,
-            tool_context=tool_context,
-            error=error,
-        )
-    agent = ctx.agent
-    if response is None and isinstance(agent, LlmAgent):
-        response = await first_result(
-            agent.on_tool_error_callback,
-            tool=tool,
-            args=args,
-            tool_context=tool_context,
-            error=error,
-        )
-    return response

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyadk.plugins.plugin_manager import PluginManager
 
 Callbacks = Callable[..., Any] | Sequence[Callable[..., Any]] | None
 
@@ -33,3 +36,25 @@ async def first_result(callbacks: Callbacks, **kwargs: Any) -> Any:
         if result is not None:
             return result
     return None
+
+
+async def plugins_then_callbacks(
+    plugin_manager: PluginManager | None,
+    hook: str,
+    plugin_kwargs: dict[str, Any],
+    callbacks: Callbacks,
+    callback_kwargs: dict[str, Any] | None = None,
+) -> Any:
+    """The single dispatch rule of every callback point: the Runner's plugins' ``hook``
+    first, then the agent's ``callbacks``; the first non-None result wins.
+
+    ``callback_kwargs`` defaults to ``plugin_kwargs`` (some hooks name arguments
+    differently for plugins and for agent callbacks).
+    """
+    if plugin_manager is not None:
+        result = await plugin_manager.run(hook, **plugin_kwargs)
+        if result is not None:
+            return result
+    return await first_result(
+        callbacks, **(plugin_kwargs if callback_kwargs is None else callback_kwargs)
+    )
