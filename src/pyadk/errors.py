@@ -42,4 +42,8 @@ class ModelTimeoutError(PyadkError, TimeoutError):
 
 
 class AgentTimeoutError(PyadkError, TimeoutError):
-    """An agent run took longer than its ``timeout``."""
+    """An agent run took longer than its ``timeout``; ``agent`` names that agent."""
+
+    def __init__(self, message: str, *, agent: str | None = None) -> None:
+        super().__init__(message)
+        self.agent = agent

@@ -98,7 +98,9 @@ async def test_fail_fast_branch_timeout_cancels_the_siblings():
     outcomes = _stored_outcomes(await runner.session())
     assert outcomes["late"]["status"] == "timed_out"
     assert outcomes["other"]["status"] == "cancelled"
-    assert outcomes["par"]["status"] == "timed_out"  # the branch's timeout propagated
+    # The branch's timeout propagated: the parallel agent failed with that error.
+    assert outcomes["par"]["status"] == "failure"
+    assert outcomes["par"]["error_type"] == "AgentTimeoutError"
 
 
 async def test_cancelling_a_parallel_run_records_every_branch_as_cancelled():

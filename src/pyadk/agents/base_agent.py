@@ -167,7 +167,7 @@ class BaseAgent(BaseModel):
             [self._run_async_impl(ctx)],
             timeout=seconds,
             timeout_error=lambda: AgentTimeoutError(
-                f"Agent {self.name!r} timed out after {seconds:g} s."
+                f"Agent {self.name!r} timed out after {seconds:g} s.", agent=self.name
             ),
         )
 

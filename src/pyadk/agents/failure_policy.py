@@ -48,7 +48,8 @@ async def run_in_order(
     """Runs ``children`` one after another under ``policy``.
 
     With ``stop_on_escalation`` (loops), an escalating event not yet handled by an
-    inner loop is marked handled and ends the run right after it is yielded.
+    inner loop is marked handled; the escalating child finishes its run (so its
+    outcome and after-callbacks are yielded) and no further child runs.
     """
     for child in children:
         if state.stopped_by is not None:
@@ -62,21 +63,20 @@ async def run_in_order(
         try:
             async with aclosing(child.run_async(ctx)) as events:
                 async for event in events:
-                    escalates = (
+                    if (
                         stop_on_escalation
-                        and bool(event.actions.escalate)
+                        and event.actions.escalate
                         and not ctx.is_escalation_handled(event)
-                    )
-                    if escalates:
+                    ):
                         ctx.mark_escalation_handled(event)
-                    yield event
-                    if escalates:
                         state.escalated = True
-                        return
+                    yield event
         except Exception:
             if policy is None or policy == "stop":
                 raise
             logger.info("Agent %r raised; %s policy goes on", child.name, policy)
+        if state.escalated:
+            return
         outcome = ctx.outcome_in_this_invocation(child.name)
         if outcome is not None and outcome.failed and policy in ("stop", "skip_rest"):
             state.stopped_by = outcome

@@ -81,12 +81,10 @@ class OutcomeTracker:
         return self._make(OutcomeStatus.SKIPPED, reason)
 
     def errored(self, error: BaseException) -> AgentOutcome:
-        """The outcome of a run ended by an exception."""
-        status = (
-            OutcomeStatus.TIMED_OUT
-            if isinstance(error, AgentTimeoutError)
-            else OutcomeStatus.FAILURE
-        )
+        """The outcome of a run ended by an exception (timed_out only for the agent whose
+        own ``timeout`` ran out; its ancestors fail with that error)."""
+        own_timeout = isinstance(error, AgentTimeoutError) and error.agent == self.agent_name
+        status = OutcomeStatus.TIMED_OUT if own_timeout else OutcomeStatus.FAILURE
         reason = str(error) or type(error).__name__
         return self._make(status, reason, type(error).__name__)
 
