@@ -1,0 +1,231 @@
+"""`pyadk run`: a terminal chat with one agent (interactive, resumed or replayed)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from contextlib import aclosing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from pyadk import types
+from pyadk.agents.run_config import RunConfig, StreamingMode
+from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+from pyadk.cli.agent_loading import load_agent
+from pyadk.cli.errors import CliError
+from pyadk.cli.render import EventRenderer
+from pyadk.cli.services import session_service_for
+from pyadk.cli.session_files import (
+    ReplayFile,
+    read_replay_file,
+    read_session_file,
+    session_file_path,
+    write_session_file,
+)
+from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
+from pyadk.runners import Runner
+from pyadk.sessions.base_session_service import BaseSessionService
+from pyadk.sessions.session import Session
+from pyadk.sessions.state import State
+
+EXIT_WORDS = frozenset({"exit", "quit"})
+"""Inputs that end an interactive chat (end of input does too)."""
+
+LineReader = Callable[[], Awaitable[str | None]]
+"""Returns the next line the user typed, or None at the end of input."""
+
+
+@dataclass
+class RunOptions:
+    """What `pyadk run` was asked to do."""
+
+    agent_dir: Path
+    user_id: str = "test_user"
+    session_id: str | None = None
+    session_uri: str | None = None
+    save_session: bool = False
+    resume: Path | None = None
+    replay: Path | None = None
+
+
+class TurnFailedError(Exception):
+    """A replayed query ended with an error (already shown to the user)."""
+
+
+class Chat:
+    """One agent, one session, and a renderer: runs user turns and prints the events."""
+
+    def __init__(
+        self, runner: Runner, session: Session, renderer: EventRenderer, streaming: bool = True
+    ) -> None:
+        self.runner = runner
+        self.session = session
+        self.renderer = renderer
+        mode = StreamingMode.SSE if streaming else StreamingMode.NONE
+        self.run_config = RunConfig(streaming_mode=mode)
+
+    async def send(self, text: str) -> bool:
+        """Runs one turn; prints its events. False when the turn ended with an error."""
+        message = types.UserContent(text)
+        try:
+            async with aclosing(
+                self.runner.run_async(
+                    user_id=self.session.user_id,
+                    session_id=self.session.id,
+                    new_message=message,
+                    run_config=self.run_config,
+                )
+            ) as events:
+                async for event in events:
+                    self.renderer.event(event)
+        except Exception as error:
+            self.renderer.error(f"{type(error).__name__}: {error}")
+            return False
+        finally:
+            self.renderer.end_stream()
+        return True
+
+    async def interact(self, read_line: LineReader) -> None:
+        """Reads lines until ``exit`` or end of input; each non-blank line is a turn."""
+        while True:
+            line = await read_line()
+            if line is None:
+                return
+            query = line.strip()
+            if not query:
+                continue
+            if query.lower() in EXIT_WORDS:
+                return
+            await self.send(query)
+
+    async def replay(self, replay: ReplayFile) -> None:
+        """Sends each query of ``replay``; TurnFailedError at the first failing one."""
+        for query in replay.queries:
+            self.renderer.user(query)
+            if not await self.send(query):
+                raise TurnFailedError(f"query {query!r} failed")
+
+
+def stdin_reader(console: Console, stream: TextIO) -> LineReader:
+    """Reads lines from ``stream``: with a prompt on a terminal, echoed when piped."""
+    interactive = stream.isatty()
+
+    async def read_line() -> str | None:
+        if interactive:
+            try:
+                return await asyncio.to_thread(console.input, Text("[user]: ", style="bold green"))
+            except EOFError:
+                return None
+        line = await asyncio.to_thread(stream.readline)
+        if not line:
+            return None
+        text = line.rstrip("\r\n")
+        if text.strip() and text.strip().lower() not in EXIT_WORDS:
+            console.print(f"[user]: {text}", style="bold green", markup=False)
+        return text
+
+    return read_line
+
+
+async def run_chat(
+    options: RunOptions, console: Console, read_line: LineReader | None = None
+) -> None:
+    """Runs `pyadk run` with ``options``; errors are raised for the command to report."""
+    replay = read_replay_file(options.replay) if options.replay else None
+    saved = read_session_file(options.resume) if options.resume else None
+    app_name, agent = load_agent(options.agent_dir)
+    session_service = session_service_for(options.session_uri)
+    runner = Runner(
+        app_name=app_name,
+        agent=agent,
+        session_service=session_service,
+        artifact_service=InMemoryArtifactService(),
+        memory_service=InMemoryMemoryService(),
+    )
+    renderer = EventRenderer(console)
+    try:
+        session = await _open_session(session_service, app_name, options, replay, saved)
+        chat = Chat(runner, session, renderer)
+        if saved is not None:
+            renderer.info(f"Resumed {len(saved.events)} events from {options.resume}.")
+            for event in saved.events:
+                renderer.event(event)
+        if replay is not None:
+            try:
+                await chat.replay(replay)
+            finally:
+                await _save_if_asked(session_service, session, options, renderer)
+            return
+        renderer.info(f"Running agent {agent.name} (session {session.id}), type exit to exit.")
+        await chat.interact(read_line or stdin_reader(console, sys.stdin))
+        await _save_if_asked(session_service, session, options, renderer)
+    finally:
+        await runner.close()
+        await session_service.close()
+
+
+async def _open_session(
+    service: BaseSessionService,
+    app_name: str,
+    options: RunOptions,
+    replay: ReplayFile | None,
+    saved: Session | None,
+) -> Session:
+    """A new session (replay/resume), or the existing one named by ``--session-id``."""
+    try:
+        return await _new_or_existing_session(service, app_name, options, replay, saved)
+    except ValueError as error:  # e.g. the session id exists already
+        raise CliError(str(error)) from error
+
+
+async def _new_or_existing_session(
+    service: BaseSessionService,
+    app_name: str,
+    options: RunOptions,
+    replay: ReplayFile | None,
+    saved: Session | None,
+) -> Session:
+    ids: dict[str, Any] = {"app_name": app_name, "user_id": options.user_id}
+    if replay is not None:
+        return await service.create_session(
+            **ids, state=replay.state, session_id=options.session_id
+        )
+    if saved is not None:
+        session = await service.create_session(
+            **ids, state=_state_not_from_events(saved), session_id=options.session_id
+        )
+        for event in saved.events:
+            await service.append_event(session, event)
+        return session
+    if options.session_id:
+        existing = await service.get_session(**ids, session_id=options.session_id)
+        if existing is not None:
+            return existing
+    return await service.create_session(**ids, session_id=options.session_id)
+
+
+def _state_not_from_events(saved: Session) -> dict[str, Any]:
+    """The saved state that no event's delta sets (the session's create-time state)."""
+    from_events = {key for event in saved.events for key in event.actions.state_delta}
+    return {
+        key: value
+        for key, value in saved.state.items()
+        if key not in from_events and not key.startswith(State.TEMP_PREFIX)
+    }
+
+
+async def _save_if_asked(
+    service: BaseSessionService, session: Session, options: RunOptions, renderer: EventRenderer
+) -> None:
+    if not options.save_session:
+        return
+    stored = await service.get_session(
+        app_name=session.app_name, user_id=session.user_id, session_id=session.id
+    )
+    path = write_session_file(stored or session, session_file_path(options.agent_dir, session.id))
+    renderer.info(f"Session saved to {path}")

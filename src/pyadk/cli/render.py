@@ -1,0 +1,132 @@
+"""Terminal rendering of events for `pyadk run` (Rich, no markup interpretation).
+
+Lines look like google-adk's ``[author]: text``; tool calls, tool results, transfers,
+errors and non-success outcomes get their own lines. Streamed (partial) text is
+printed as it arrives and not repeated when the aggregated event follows.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from pyadk.events.event import Event
+from pyadk.events.outcome import OutcomeStatus
+
+MAX_VALUE_CHARS = 500
+"""Tool arguments and results longer than this are cut in the display."""
+
+
+def make_console(**kwargs: Any) -> Console:
+    """A console that never wraps lines and never highlights or parses markup."""
+    return Console(soft_wrap=True, highlight=False, **kwargs)
+
+
+def compact_json(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
+    """``value`` as one line of JSON, cut to ``limit`` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class EventRenderer:
+    """Prints events on a console; keeps track of a text stream in progress."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._stream_author: str | None = None
+        self._streamed = ""
+
+    def user(self, text: str) -> None:
+        """Prints a user message."""
+        self.end_stream()
+        self._line("user", text, "bold green")
+
+    def error(self, message: str) -> None:
+        """Prints an error that ended a turn."""
+        self.end_stream()
+        self.console.print(Text(f"error: {message}", style="bold red"))
+
+    def info(self, message: str) -> None:
+        """Prints a note from the CLI itself."""
+        self.end_stream()
+        self.console.print(Text(message, style="dim"))
+
+    def event(self, event: Event) -> None:
+        """Prints one event (partial events as a growing line of text)."""
+        if event.author == "user":
+            if event.text:
+                self.user(event.text)
+            return
+        if event.partial:
+            self._partial(event)
+            return
+        self._complete(event)
+
+    def end_stream(self) -> None:
+        """Ends a streamed line, if one is open."""
+        if self._stream_author is not None:
+            self.console.print()
+        self._stream_author = None
+        self._streamed = ""
+
+    def _partial(self, event: Event) -> None:
+        text = _visible_text(event)
+        if not text:
+            return
+        if self._stream_author != event.author:
+            self.end_stream()
+            self._stream_author = event.author
+            self.console.print(_prefix(event.author), end="")
+        self._streamed += text
+        self.console.print(Text(text), end="")
+
+    def _complete(self, event: Event) -> None:
+        text = _visible_text(event)
+        already_streamed = (
+            self._stream_author == event.author and bool(text) and text == self._streamed
+        )
+        self.end_stream()
+        if text and not already_streamed:
+            self._line(event.author, text, "bold cyan")
+        for call in event.get_function_calls():
+            self._tool_line(event.author, "→", f"{call.name}({compact_json(call.args or {})})")
+        for response in event.get_function_responses():
+            shown = compact_json(response.response)
+            self._tool_line(event.author, "←", f"{response.name} returned {shown}")
+        if event.actions.transfer_to_agent:
+            self._tool_line(event.author, "⇢", f"transfer to {event.actions.transfer_to_agent}")
+        if event.error_code or event.error_message:
+            detail = ": ".join(str(p) for p in (event.error_code, event.error_message) if p)
+            self.console.print(Text(f"[{event.author}] model error {detail}", style="red"))
+        outcome = event.actions.agent_outcome
+        if outcome is not None and outcome.status != OutcomeStatus.SUCCESS:
+            style = "red" if outcome.failed else "yellow"
+            message = f"[{outcome.agent}] outcome {outcome.describe()}"
+            self.console.print(Text(message, style=style))
+
+    def _line(self, author: str, text: str, style: str) -> None:
+        line = _prefix(author, style)
+        line.append(text)
+        self.console.print(line)
+
+    def _tool_line(self, author: str, arrow: str, body: str) -> None:
+        line = Text(f"[{author}] {arrow} ", style="magenta")
+        line.append(body, style="dim")
+        self.console.print(line)
+
+
+def _prefix(author: str, style: str = "bold cyan") -> Text:
+    return Text(f"[{author}]: ", style=style)
+
+
+def _visible_text(event: Event) -> str:
+    """The event's non-thought text."""
+    if event.content is None:
+        return ""
+    return "".join(p.text for p in event.content.parts or [] if p.text and not p.thought)

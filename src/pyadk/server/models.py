@@ -1,0 +1,65 @@
+"""Request bodies of the API server (camelCase JSON, snake_case also accepted)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from pyadk import types
+from pyadk.agents.run_config import RunConfig, StreamingMode
+from pyadk.events.event import Event
+
+
+class _Request(BaseModel):
+    # Unknown fields are ignored, as google-adk does: newer ADK clients send more.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class RunOptions(_Request):
+    """Per-run settings (a pyadk extension; unknown keys are rejected here)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    max_llm_calls: int | None = Field(default=None, ge=1, le=100_000)
+    record_outcomes: Literal["non_success", "all"] | None = None
+
+
+class AgentRunRequest(_Request):
+    """Body of ``POST /run``, ``/run_sse`` and ``/run_ui_events`` (ADK's AgentRunRequest)."""
+
+    app_name: str = Field(min_length=1)
+    user_id: str = Field(min_length=1)
+    session_id: str = Field(min_length=1)
+    new_message: types.Content
+    streaming: bool = False
+    state_delta: dict[str, Any] | None = None
+    run_options: RunOptions | None = None
+
+    @field_validator("new_message")
+    @classmethod
+    def _has_parts(cls, value: types.Content) -> types.Content:
+        if not value.parts:
+            raise ValueError(
+                'newMessage needs at least one part, e.g. {"role": "user", "parts": '
+                '[{"text": "hello"}]}'
+            )
+        return value
+
+    def run_config(self, *, streaming: bool) -> RunConfig:
+        """The RunConfig of this request."""
+        options: dict[str, Any] = {}
+        if self.run_options is not None:
+            options = self.run_options.model_dump(exclude_none=True)
+        mode = StreamingMode.SSE if streaming else StreamingMode.NONE
+        return RunConfig(streaming_mode=mode, **options)
+
+
+class CreateSessionRequest(_Request):
+    """Body of ``POST /apps/{app}/users/{user}/sessions`` (all optional)."""
+
+    session_id: str | None = Field(default=None, min_length=1, max_length=256)
+    state: dict[str, Any] | None = None
+    events: list[Event] | None = None
+    """Events to import into the new session, in order."""

@@ -1,0 +1,92 @@
+"""Routes: ``POST /run`` (all events at once) and ``POST /run_sse`` (ADK's SSE stream)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from pyadk.runners import Runner
+from pyadk.server.context import ServerContext
+from pyadk.server.models import AgentRunRequest
+from pyadk.server.security import require_user
+from pyadk.server.sse import sse_json, sse_response
+from pyadk.sessions import errors as session_errors
+
+logger = logging.getLogger(__name__)
+
+# SessionConflictError (busy or stale session) where the session services define it.
+CONFLICT_ERRORS: type[Exception] = getattr(
+    session_errors, "SessionConflictError", session_errors.StaleSessionError
+)
+
+
+async def prepare_run(ctx: ServerContext, request: Request, body: AgentRunRequest) -> Runner:
+    """Checks the caller, the app and the session before anything runs or is written."""
+    require_user(request, body.user_id)
+    runner = ctx.runner(body.app_name)
+    await ctx.session(body.app_name, body.user_id, body.session_id)
+    return runner
+
+
+def make_router(ctx: ServerContext) -> APIRouter:
+    router = APIRouter()
+
+    @router.post("/run")
+    async def run(body: AgentRunRequest, request: Request) -> JSONResponse:
+        """Runs the agent and returns every event (non-streaming; ``streaming`` ignored).
+        409 when another turn holds or changed the session (nothing written)."""
+        runner = await prepare_run(ctx, request, body)
+        events = []
+        try:
+            async with aclosing(
+                runner.run_async(
+                    user_id=body.user_id,
+                    session_id=body.session_id,
+                    new_message=body.new_message,
+                    state_delta=body.state_delta,
+                    run_config=body.run_config(streaming=False),
+                )
+            ) as stream:
+                async for event in stream:
+                    events.append(event.to_json_dict())
+        except CONFLICT_ERRORS as exc:  # another turn holds or changed the session
+            retry_after = getattr(exc, "retry_after", None)
+            headers = {"Retry-After": str(max(1, round(retry_after)))} if retry_after else None
+            raise HTTPException(status_code=409, detail=str(exc), headers=headers) from exc
+        except Exception as exc:
+            logger.exception("Run failed (app %r)", body.app_name)
+            raise HTTPException(
+                status_code=500, detail=f"Agent run failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        return JSONResponse(events)
+
+    @router.post("/run_sse")
+    async def run_sse(body: AgentRunRequest, request: Request) -> StreamingResponse:
+        """``data: <Event JSON>`` per event; ``streaming: true`` adds partial events.
+        An error after the stream started is sent as ``data: {"error": "..."}``."""
+        runner = await prepare_run(ctx, request, body)
+
+        async def stream() -> AsyncIterator[str]:
+            try:
+                async with aclosing(
+                    runner.run_async(
+                        user_id=body.user_id,
+                        session_id=body.session_id,
+                        new_message=body.new_message,
+                        state_delta=body.state_delta,
+                        run_config=body.run_config(streaming=body.streaming),
+                    )
+                ) as events:
+                    async for event in events:
+                        yield sse_json(event.to_json_dict())
+            except Exception as exc:
+                logger.exception("SSE run failed (app %r)", body.app_name)
+                yield sse_json({"error": f"{type(exc).__name__}: {exc}"})
+
+        return sse_response(stream())
+
+    return router

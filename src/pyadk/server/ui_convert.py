@@ -1,0 +1,351 @@
+"""UiEventConverter: ADK events of one run in, UI protocol events out (``ui_events``).
+
+One converter per run: it remembers the active agent, the messages being streamed
+and the sequence number. Rules (``docs/ui-events.md`` has the full table):
+
+- partial text becomes ``content`` deltas of an open message (per author); the
+  aggregated event closes it with ``final``: the deltas joined or, if a callback
+  changed the answer after it streamed, the stored text;
+- transfers are silent: a transfer_to_agent call is a ``thinking`` entry (kind
+  ``handoff``), its result is ``agent_active`` for the target, text in the same model
+  turn and announcement sentences go to ``thinking`` (kind ``handoff_text``);
+- other tool calls and results are ``tool_start``/``tool_end``; partial function calls
+  are ignored (the aggregated event carries the call that runs);
+- outcome, state, artifact, escalation and code events are ``thinking`` entries;
+- :meth:`finish`, :meth:`fail` and :meth:`cancel` close open messages and end the run
+  with exactly one ``done`` (``fail`` emits a fatal ``error`` first).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pyadk.agents.base_agent import BaseAgent
+from pyadk.events.event import Event
+from pyadk.server.handoff_filter import HandoffTextFilter, Piece, visible_text
+from pyadk.server.ui_events import (
+    AgentActiveEvent,
+    ContentEvent,
+    DoneEvent,
+    ErrorEvent,
+    FinalEvent,
+    ThinkingEvent,
+    ThinkingKind,
+    ToolEndEvent,
+    ToolStartEvent,
+    UiEvent,
+    UserMessageEvent,
+)
+
+TRANSFER_TOOL = "transfer_to_agent"
+
+
+@dataclass
+class _Message:
+    id: str
+    filter: HandoffTextFilter
+    released: list[str] = field(default_factory=list)
+
+
+def _walk(agent: BaseAgent) -> Iterator[BaseAgent]:
+    yield agent
+    for sub in agent.sub_agents:
+        yield from _walk(sub)
+
+
+class UiEventConverter:
+    """Converts the ADK events of one run to UI events (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        root_agent: BaseAgent | None = None,
+        filter_handoff_text: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.run_id = run_id
+        self._agents = {a.name: a for a in _walk(root_agent)} if root_agent else {}
+        self._filter_enabled = filter_handoff_text
+        self._clock = clock
+        self._seq = 0
+        self._count = 0
+        self._active: str | None = None
+        self._invocation_id: str | None = None
+        self._messages: dict[str, _Message] = {}
+        self._thoughts: dict[str, str] = {}
+        self._final_text: str | None = None
+        self.done = False
+
+    # -- public API ---------------------------------------------------------------
+
+    def convert(self, event: Event) -> list[UiEvent]:
+        """The UI events for one ADK event (possibly none)."""
+        out: list[UiEvent] = []
+        if self.done:
+            return out
+        self._invocation_id = event.invocation_id or self._invocation_id
+        if event.author == "user":
+            if event.text:
+                out.append(UserMessageEvent(**self._base(event), text=event.text))
+            return out
+        outcome = event.actions.agent_outcome
+        if event.is_outcome_event() and outcome is not None:
+            data = outcome.model_dump(mode="json", by_alias=True, exclude_none=True)
+            text = f"{outcome.agent}: {outcome.describe()}"
+            out.append(self._thinking(event, "outcome", text, data, agent=outcome.agent))
+            return out
+        self._activate(event.author, event, out)
+        if event.error_code or event.error_message:
+            message = event.error_message or f"Model error {event.error_code}"
+            out.append(
+                ErrorEvent(
+                    **self._base(event), message=message, error_type=event.error_code, fatal=False
+                )
+            )
+        if event.partial:
+            self._partial(event, out)
+        else:
+            self._complete(event, out)
+        return out
+
+    def finish(self) -> list[UiEvent]:
+        """Closes open messages and emits ``done`` (reason ``completed``)."""
+        return self._end("completed", truncated=False)
+
+    def fail(self, exc: BaseException) -> list[UiEvent]:
+        """A fatal ``error`` for ``exc``, then ``done`` (reason ``error``)."""
+        if self.done:
+            return []
+        out = self._close_all(truncated=True)
+        kind = type(exc).__name__
+        base = self._base(None)
+        out.append(ErrorEvent(**base, message=str(exc) or kind, error_type=kind, fatal=True))
+        return out + self._end("error", truncated=True)
+
+    def cancel(self) -> list[UiEvent]:
+        """Closes open messages and emits ``done`` (reason ``cancelled``)."""
+        return self._end("cancelled", truncated=True)
+
+    # -- conversion ---------------------------------------------------------------
+
+    def _partial(self, event: Event, out: list[UiEvent]) -> None:
+        for part in (event.content.parts or []) if event.content else []:
+            if part.text is None:
+                continue  # partial function calls are not executable: wait for the final
+            if part.thought:
+                message_id = self._thoughts.setdefault(event.author, self._new_id())
+                out.append(self._thinking(event, "thought", part.text, message_id=message_id))
+                continue
+            message = self._messages.get(event.author)
+            if message is None:
+                message = self._messages[event.author] = self._new_message()
+            self._pieces(message, message.filter.feed(part.text), event, out)
+
+    def _complete(self, event: Event, out: list[UiEvent]) -> None:
+        calls = event.get_function_calls()
+        transfer = any(call.name == TRANSFER_TOOL for call in calls)
+        parts = (event.content.parts or []) if event.content else []
+        if self._thoughts.pop(event.author, None) is None:
+            for part in parts:
+                if part.thought and part.text:
+                    out.append(self._thinking(event, "thought", part.text))
+        message = self._messages.pop(event.author, None)
+        stored: str | None = None  # the chat text of the aggregated (stored) event
+        if message is not None:
+            self._pieces(message, message.filter.flush(all_handoff=transfer), event, out)
+            if event.text is not None:
+                fresh = self._new_filter()
+                stored = visible_text(fresh.split(event.text, all_handoff=transfer))
+        elif event.text:
+            message = self._new_message()
+            pieces = message.filter.split(event.text, all_handoff=transfer)
+            self._pieces(message, pieces, event, out)
+        if message is not None:
+            interim = bool(calls)
+            self._close(message, event, out, interim=interim, truncated=False, text=stored)
+        for part in parts:
+            if part.executable_code is not None:
+                code = part.executable_code
+                data = {"language": code.language}
+                out.append(self._thinking(event, "code", code.code or "", data))
+            if part.code_execution_result is not None:
+                result = part.code_execution_result
+                data = {"outcome": result.outcome.value if result.outcome else None}
+                out.append(self._thinking(event, "code", result.output or "", data))
+        self._calls(event, out)
+        self._actions(event, out)
+
+    def _calls(self, event: Event, out: list[UiEvent]) -> None:
+        long_running = event.long_running_tool_ids or set()
+        for call in event.get_function_calls():
+            if call.name == TRANSFER_TOOL:
+                target = str((call.args or {}).get("agent_name", ""))
+                data = {"from": event.author, "to": target, "callId": call.id}
+                out.append(self._thinking(event, "handoff", f"Handing off to {target}", data))
+                continue
+            out.append(
+                ToolStartEvent(
+                    **self._base(event),
+                    call_id=call.id,
+                    tool=call.name or "",
+                    args=dict(call.args or {}),
+                    long_running=call.id in long_running,
+                )
+            )
+        for response in event.get_function_responses():
+            if response.name == TRANSFER_TOOL:
+                continue  # the handoff shows as agent_active (below, from the actions)
+            result = response.response
+            out.append(
+                ToolEndEvent(
+                    **self._base(event),
+                    call_id=response.id,
+                    tool=response.name or "",
+                    result=result,
+                    is_error=isinstance(result, dict) and "error" in result,
+                )
+            )
+
+    def _actions(self, event: Event, out: list[UiEvent]) -> None:
+        actions = event.actions
+        if actions.state_delta:
+            text = "State updated: " + ", ".join(sorted(actions.state_delta))
+            out.append(self._thinking(event, "state", text, dict(actions.state_delta)))
+        if actions.artifact_delta:
+            delta = sorted(actions.artifact_delta.items())
+            saved = ", ".join(f"{name} (v{version})" for name, version in delta)
+            out.append(
+                self._thinking(event, "artifact", f"Saved {saved}", dict(actions.artifact_delta))
+            )
+        if actions.escalate:
+            out.append(self._thinking(event, "escalate", f"{event.author} escalated"))
+        if actions.transfer_to_agent:
+            self._activate(actions.transfer_to_agent, event, out, reason="transfer")
+
+    # -- helpers ------------------------------------------------------------------
+
+    def _activate(
+        self,
+        agent: str,
+        event: Event,
+        out: list[UiEvent],
+        reason: Literal["start", "transfer", "switch"] | None = None,
+    ) -> None:
+        if agent == self._active:
+            return
+        known = self._agents.get(agent)
+        out.append(
+            AgentActiveEvent(
+                **self._base(event, agent=agent),
+                previous_agent=self._active,
+                reason=reason or ("start" if self._active is None else "switch"),
+                description=(known.description or None) if known else None,
+            )
+        )
+        self._active = agent
+
+    def _pieces(
+        self, message: _Message, pieces: list[Piece], event: Event | None, out: list[UiEvent]
+    ) -> None:
+        visible: list[str] = []  # consecutive chat pieces go out as one delta
+        for text, hidden in [*pieces, ("", True)]:
+            if not hidden:
+                visible.append(text)
+                continue
+            if visible:
+                delta = "".join(visible)
+                message.released.append(delta)
+                out.append(ContentEvent(**self._base(event), message_id=message.id, delta=delta))
+                visible = []
+            if text.strip():
+                out.append(self._thinking(event, "handoff_text", text.strip()))
+
+    def _close(
+        self,
+        message: _Message,
+        event: Event | None,
+        out: list[UiEvent],
+        *,
+        interim: bool,
+        truncated: bool,
+        text: str | None = None,
+    ) -> None:
+        """Emits ``final``; ``text`` (the stored event's chat text) wins over the deltas
+        when it differs, e.g. an after_model_callback changed the streamed answer."""
+        if text is None:
+            text = "".join(message.released)
+        if not message.released:
+            if not text:
+                return  # nothing reached the chat: no message to close
+            message.released.append(text)
+            out.append(ContentEvent(**self._base(event), message_id=message.id, delta=text))
+        out.append(
+            FinalEvent(
+                **self._base(event),
+                message_id=message.id,
+                text=text,
+                interim=interim,
+                truncated=truncated,
+            )
+        )
+        if not interim and not truncated:
+            self._final_text = text
+
+    def _close_all(self, *, truncated: bool) -> list[UiEvent]:
+        out: list[UiEvent] = []
+        for author, message in list(self._messages.items()):
+            self._pieces(message, message.filter.flush(), None, out)
+            self._close(message, None, out, interim=False, truncated=truncated)
+            del self._messages[author]
+        self._thoughts.clear()
+        return out
+
+    def _end(
+        self, reason: Literal["completed", "error", "cancelled"], *, truncated: bool
+    ) -> list[UiEvent]:
+        if self.done:
+            return []
+        out = self._close_all(truncated=truncated)
+        out.append(DoneEvent(**self._base(None), reason=reason, final_text=self._final_text))
+        self.done = True
+        return out
+
+    def _thinking(
+        self,
+        event: Event | None,
+        kind: ThinkingKind,
+        text: str,
+        data: dict[str, Any] | None = None,
+        *,
+        message_id: str | None = None,
+        agent: str | None = None,
+    ) -> ThinkingEvent:
+        return ThinkingEvent(
+            **self._base(event, agent=agent), kind=kind, text=text, data=data, message_id=message_id
+        )
+
+    def _new_id(self) -> str:
+        self._count += 1
+        return f"{self.run_id}:m{self._count}"
+
+    def _new_filter(self) -> HandoffTextFilter:
+        return HandoffTextFilter(list(self._agents), enabled=self._filter_enabled)
+
+    def _new_message(self) -> _Message:
+        return _Message(self._new_id(), self._new_filter())
+
+    def _base(self, event: Event | None, *, agent: str | None = None) -> dict[str, Any]:
+        self._seq += 1
+        return {
+            "id": f"{self.run_id}:{self._seq}",
+            "seq": self._seq,
+            "run_id": self.run_id,
+            "agent": agent or (event.author if event is not None else self._active),
+            "invocation_id": event.invocation_id if event is not None else self._invocation_id,
+            "event_id": event.id if event is not None else None,
+            "timestamp": event.timestamp if event is not None else self._clock(),
+        }

@@ -1,0 +1,190 @@
+"""The UI event protocol (version 1): typed events a chat UI renders without guessing.
+
+An agent run produces ADK :class:`~pyadk.events.Event` objects whose meaning for a
+frontend is implicit (partial or not, final or not, internal or not). The UI protocol
+turns them into a small set of typed events; ``docs/ui-events.md`` is the reference.
+
+Every event carries ``v`` (protocol version), ``type``, ``id`` (``<runId>:<seq>``, also
+the SSE ``id:`` field), ``seq`` (1, 2, ... within a run), ``runId``, ``agent``,
+``invocationId``, ``eventId`` (the ADK event it came from, if any), ``timestamp``
+(seconds since the epoch) and ``internal``. ``internal: true`` marks what a chat
+transcript must not show (it belongs to a thinking/progress panel).
+
+JSON keys are camelCase, like the rest of the API; Python attributes are snake_case.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.alias_generators import to_camel
+
+PROTOCOL_VERSION = 1
+"""Incremented on any incompatible change; additive changes keep the version."""
+
+ThinkingKind = Literal[
+    "thought",  # the model's own reasoning text (thought parts)
+    "handoff",  # a transfer_to_agent call: "Handing off to <agent>"
+    "handoff_text",  # an announcement like "Transferring you to ..." kept out of the chat
+    "state",  # a state change (data: the delta)
+    "artifact",  # artifacts saved (data: filename -> version)
+    "outcome",  # how an agent run ended (data: the AgentOutcome)
+    "escalate",  # the agent escalated (ends an enclosing LoopAgent)
+    "code",  # code the model asked to execute, or its result
+]
+
+
+class _UiBase(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    v: int = PROTOCOL_VERSION
+    type: str
+    id: str
+    seq: int
+    run_id: str
+    agent: str | None = None
+    invocation_id: str | None = None
+    event_id: str | None = None
+    timestamp: float
+    internal: bool
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The event as camelCase JSON data (None fields included, for a stable shape)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class ThinkingEvent(_UiBase):
+    """A thinking-panel entry: handoffs, thoughts, state changes, outcomes..."""
+
+    type: Literal["thinking"] = "thinking"
+    internal: Literal[True] = True
+    kind: ThinkingKind
+    text: str
+    data: dict[str, Any] | None = None
+    message_id: str | None = None
+    """Set on streamed thoughts: deltas of one thought share it."""
+
+
+class AgentActiveEvent(_UiBase):
+    """``agent`` is now working: the run started, or control moved to it."""
+
+    type: Literal["agent_active"] = "agent_active"
+    internal: Literal[True] = True
+    previous_agent: str | None = None
+    reason: Literal["start", "transfer", "switch"]
+    """start: first agent of the run; transfer: a transfer_to_agent handoff;
+    switch: a workflow agent (sequential, parallel, loop) moved to another sub-agent."""
+    description: str | None = None
+    """The agent's ``description``, for "<description> analyzing request..." labels."""
+
+
+class ToolStartEvent(_UiBase):
+    """The agent called a tool (never emitted for transfer_to_agent: see ``handoff``)."""
+
+    type: Literal["tool_start"] = "tool_start"
+    internal: Literal[True] = True
+    call_id: str | None
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    long_running: bool = False
+
+
+class ToolEndEvent(_UiBase):
+    """A tool returned; ``callId`` matches its ``tool_start``."""
+
+    type: Literal["tool_end"] = "tool_end"
+    internal: Literal[True] = True
+    call_id: str | None
+    tool: str
+    result: Any = None
+    is_error: bool = False
+    """True when the result is a dict with an ``error`` key (the tool failed)."""
+
+
+class ContentEvent(_UiBase):
+    """A text delta of a chat message: append ``delta`` to message ``messageId``."""
+
+    type: Literal["content"] = "content"
+    internal: Literal[False] = False
+    message_id: str
+    delta: str
+
+
+class FinalEvent(_UiBase):
+    """Message ``messageId`` is complete: replace its text with ``text`` (the stored
+    text; normally its ``content`` deltas joined). Every message gets one ``final``."""
+
+    type: Literal["final"] = "final"
+    internal: Literal[False] = False
+    message_id: str
+    text: str
+    interim: bool = False
+    """True when the agent went on to call tools in the same turn (e.g. "Let me
+    check."): text shown to the user, but not the agent's answer."""
+    truncated: bool = False
+    """True when the run failed or was cancelled while the message was streaming."""
+
+
+class ErrorEvent(_UiBase):
+    """Something failed. ``fatal: true`` ends the run: ``done`` follows at once."""
+
+    type: Literal["error"] = "error"
+    internal: Literal[False] = False
+    message: str
+    error_type: str | None = None
+    """The exception class name, or the model's error code."""
+    fatal: bool
+
+
+class DoneEvent(_UiBase):
+    """The last event of every run, exactly once, whatever happened."""
+
+    type: Literal["done"] = "done"
+    internal: Literal[False] = False
+    reason: Literal["completed", "error", "cancelled"]
+    final_text: str | None = None
+    """The text of the last non-interim message shown in the chat, if any."""
+
+
+class UserMessageEvent(_UiBase):
+    """A user's message; only in session history (``GET .../ui-events``)."""
+
+    type: Literal["user_message"] = "user_message"
+    internal: Literal[False] = False
+    text: str
+
+
+UiEvent = Annotated[
+    ThinkingEvent
+    | AgentActiveEvent
+    | ToolStartEvent
+    | ToolEndEvent
+    | ContentEvent
+    | FinalEvent
+    | ErrorEvent
+    | DoneEvent
+    | UserMessageEvent,
+    Field(discriminator="type"),
+]
+"""Any UI event; parse JSON with :data:`UI_EVENT_ADAPTER`."""
+
+UI_EVENT_ADAPTER: TypeAdapter[UiEvent] = TypeAdapter(UiEvent)
+"""``UI_EVENT_ADAPTER.validate_python(data)`` parses one event (camelCase or snake_case)."""
+
+UI_EVENT_TYPES: tuple[str, ...] = (
+    "thinking",
+    "agent_active",
+    "tool_start",
+    "tool_end",
+    "content",
+    "final",
+    "error",
+    "done",
+    "user_message",
+)
+
+
+def protocol_info() -> dict[str, Any]:
+    """What ``GET /ui-protocol`` returns: the version and the event types."""
+    return {"version": PROTOCOL_VERSION, "types": list(UI_EVENT_TYPES)}
