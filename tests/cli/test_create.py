@@ -26,7 +26,8 @@ def test_created_agent_answers_a_replay_offline(run_cli, tmp_path: Path):
     assert run_cli("create", "calc").returncode == 0
     replay = tmp_path / "queries.json"
     replay.write_text(json.dumps({"state": {}, "queries": ["What is 6 * 7?", "hi"]}))
-    result = run_cli("run", "calc", "--replay", str(replay))
+    # The offline demo model, not the embedded one the machine may have installed.
+    result = run_cli("run", "calc", "--replay", str(replay), env={"PYADK_DEFAULT_MODEL": "none"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "[user]: What is 6 * 7?",

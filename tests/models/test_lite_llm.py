@@ -1,0 +1,41 @@
+"""LiteLlm construction: keyword arguments go to every litellm call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pyadk import types
+from pyadk.models import LiteLlm, LlmRequest
+from pyadk.testing.fixture_server import FixtureServer
+from pyadk.testing.model_conformance import OpenAIWire, generate
+
+
+@pytest.fixture
+def server() -> Iterator[FixtureServer]:
+    with FixtureServer() as server:
+        yield server
+
+
+def test_unknown_keyword_arguments_become_litellm_arguments() -> None:
+    llm = LiteLlm("ollama_chat/llama3.2", api_base="http://127.0.0.1:11434", num_ctx=4096)
+    assert llm.model == "ollama_chat/llama3.2"
+    assert llm.additional_args == {"api_base": "http://127.0.0.1:11434", "num_ctx": 4096}
+
+
+async def test_additional_arguments_reach_the_request(server: FixtureServer) -> None:
+    server.enqueue(OpenAIWire().text("ok"))
+    llm = LiteLlm(
+        "openai/fixture-model",
+        api_base=f"{server.base_url}/v1",
+        api_key="k",
+        max_retries=0,
+        temperature=0.3,
+    )
+    request = LlmRequest(contents=[types.UserContent("hi")])
+    request.config.temperature = 0.9  # the constructor's arguments win, as in litellm calls
+    (answer,) = await generate(llm, request)
+    assert answer.content is not None and answer.content.text == "ok"
+    body = server.requests[0].json()
+    assert (body["model"], body["temperature"]) == ("fixture-model", 0.3)
