@@ -7,7 +7,7 @@ import logging
 import queue
 import threading
 from collections.abc import AsyncGenerator, Generator, Sequence
-from contextlib import aclosing
+from contextlib import AsyncExitStack, aclosing
 from typing import Any
 
 from pyadk import types
@@ -23,12 +23,20 @@ from pyadk.memory.base_memory_service import BaseMemoryService
 from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
 from pyadk.plugins.plugin_manager import PluginManager
-from pyadk.sessions.base_session_service import BaseSessionService, SessionNotFoundError
+from pyadk.sessions.base_session_service import (
+    BaseSessionService,
+    SessionNotFoundError,
+    mark_turn_ending,
+)
+from pyadk.sessions.errors import StaleSessionError
 from pyadk.sessions.in_memory_session_service import InMemorySessionService
 from pyadk.sessions.session import Session
 from pyadk.tools.base_toolset import BaseToolset
 
 logger = logging.getLogger(__name__)
+
+_TURN_ATTEMPTS = 3
+"""Loads of the session per turn (at least) when other turns change it before the claim."""
 
 
 class Runner:
@@ -70,32 +78,70 @@ class Runner:
         state_delta: dict[str, Any] | None = None,
         run_config: RunConfig | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """Appends the user's message to the session, runs the agent, yields events."""
-        session = await self._load_session(user_id, session_id)
-        ctx = InvocationContext(
-            session_service=self.session_service,
-            artifact_service=self.artifact_service,
-            memory_service=self.memory_service,
-            credential_service=self.credential_service,
-            plugin_manager=self.plugin_manager if self.plugin_manager.plugins else None,
-            invocation_id=new_invocation_context_id(),
-            agent=self.agent,
-            session=session,
-            run_config=run_config or RunConfig(),
-        )
-        if new_message is not None:
-            message = types.Content.model_validate(new_message)
-            if not message.parts:
-                raise ValueError("new_message has no parts: send at least one text or data part.")
-            message = await self._on_user_message(ctx, message)
-            ctx.user_content = message
-            await self._append_user_event(ctx, message, state_delta)
-        elif state_delta:
-            await self._append_user_event(ctx, None, state_delta)
-        ctx.agent = self._find_agent_to_run(session, self.agent)
-        async with aclosing(self._run_with_plugins(ctx)) as events:
-            async for event in events:
-                yield event
+        """Appends the user's message to the session, runs the agent, yields events.
+
+        The whole turn holds the session (``session_service.turn``): a turn started while
+        another runs on the same session is refused with ``SessionBusyError`` (or waits,
+        per the service's ``lease_wait``) before anything is written.
+        """
+        invocation_id = new_invocation_context_id()
+        async with AsyncExitStack() as turn:
+            session = await self._start_turn(turn, user_id, session_id, invocation_id)
+            ctx = InvocationContext(
+                session_service=self.session_service,
+                artifact_service=self.artifact_service,
+                memory_service=self.memory_service,
+                credential_service=self.credential_service,
+                plugin_manager=self.plugin_manager if self.plugin_manager.plugins else None,
+                invocation_id=invocation_id,
+                agent=self.agent,
+                session=session,
+                run_config=run_config or RunConfig(),
+            )
+            if new_message is not None:
+                message = types.Content.model_validate(new_message)
+                if not message.parts:
+                    raise ValueError(
+                        "new_message has no parts: send at least one text or data part."
+                    )
+                message = await self._on_user_message(ctx, message)
+                ctx.user_content = message
+                await self._append_user_event(ctx, message, state_delta)
+            elif state_delta:
+                await self._append_user_event(ctx, None, state_delta)
+            ctx.agent = self._find_agent_to_run(session, self.agent)
+            async with aclosing(self._run_with_plugins(ctx)) as events:
+                async for event in events:
+                    try:
+                        yield event
+                    except GeneratorExit:  # the caller stopped reading: the turn ends
+                        mark_turn_ending(session)
+                        raise
+
+    async def _start_turn(
+        self, turn: AsyncExitStack, user_id: str, session_id: str, invocation_id: str
+    ) -> Session:
+        """Loads the session and takes it for this turn (released when ``turn`` closes).
+
+        A session that another turn changed between the load and the claim (the claim
+        waited for it, or it ended just then) is loaded again, since nothing was done
+        with it yet: at least ``_TURN_ATTEMPTS`` times, and for as long as the service's
+        ``lease_wait`` allows."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.session_service.lease_wait
+        attempts = 0
+        while True:
+            session = await self._load_session(user_id, session_id)
+            wait = max(0.0, deadline - loop.time())
+            try:
+                await turn.enter_async_context(
+                    self.session_service.turn(session, invocation_id=invocation_id, wait=wait)
+                )
+                return session
+            except StaleSessionError:
+                attempts += 1
+                if attempts >= _TURN_ATTEMPTS and loop.time() >= deadline:
+                    raise
 
     async def _load_session(self, user_id: str, session_id: str) -> Session:
         session = await self.session_service._load_session_for_run(

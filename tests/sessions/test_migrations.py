@@ -1,4 +1,5 @@
-"""Schema versions: a version-1 database is upgraded in place without losing data."""
+"""Schema versions: version-1 and version-2 databases are upgraded in place without
+losing data."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pyadk.events import Event
 from pyadk.sessions import (
     DatabaseSessionService,
     SchemaVersionError,
+    SessionBusyError,
     SqliteSessionService,
     StaleSessionError,
 )
@@ -34,6 +36,17 @@ V1_SCHEMA = [
     " value TEXT NOT NULL, PRIMARY KEY (app_name, key))",
     "CREATE TABLE pyadk_user_state (app_name TEXT NOT NULL, user_id TEXT NOT NULL,"
     " key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (app_name, user_id, key))",
+]
+# Version 2 (session state as key rows), frozen the same way.
+V2_SCHEMA = [
+    "CREATE TABLE pyadk_schema (version INTEGER NOT NULL)",
+    "CREATE TABLE pyadk_sessions (pk {pk}, app_name TEXT NOT NULL, user_id TEXT NOT NULL,"
+    " id TEXT NOT NULL, seq {bigint} NOT NULL DEFAULT 0, update_time {float} NOT NULL,"
+    " create_time {float}, UNIQUE (app_name, user_id, id))",
+    "CREATE INDEX pyadk_sessions_by_user ON pyadk_sessions (app_name, user_id, pk)",
+    *V1_SCHEMA[2:],
+    "CREATE TABLE pyadk_session_state (session_pk {bigint} NOT NULL, key TEXT NOT NULL,"
+    " value TEXT NOT NULL, PRIMARY KEY (session_pk, key))",
 ]
 TYPES = {
     "sqlite": {"pk": "INTEGER PRIMARY KEY", "bigint": "INTEGER", "float": "REAL"},
@@ -68,6 +81,25 @@ def v1_rows(own_state: str = '{"n": 2, "note": "héllo"}') -> list[tuple[str, tu
     ]
 
 
+def v2_rows() -> list[tuple[str, tuple]]:
+    """Statements filling a v2 database with the same data as :func:`v1_rows`."""
+    rows = [
+        (
+            "INSERT INTO pyadk_sessions (app_name, user_id, id, seq, update_time, create_time) "
+            "VALUES ('app', 'u', 's1', 2, 20.0, 1.0)",
+            (),
+        ),
+        (
+            "INSERT INTO pyadk_sessions (app_name, user_id, id, seq, update_time, create_time) "
+            "VALUES ('app', 'u', 'empty', 0, 5.0, 5.0)",
+            (),
+        ),
+        ("INSERT INTO pyadk_session_state VALUES (1, 'n', '2')", ()),
+        ("INSERT INTO pyadk_session_state VALUES (1, 'note', ?)", (json.dumps("héllo"),)),
+    ]
+    return [v1_rows()[0], *rows, *v1_rows()[3:]]
+
+
 Backend = Callable[..., Awaitable[SqlSessionService]]
 
 
@@ -75,14 +107,17 @@ Backend = Callable[..., Awaitable[SqlSessionService]]
 def sqlite_backend(tmp_path: Path) -> Backend:
     path = tmp_path / "v1.db"
 
-    async def make(*, v1: bool = True, own_state: str | None = None, version: int = 1):
-        if v1:
+    async def make(
+        *, v1: bool = True, own_state: str | None = None, version: int = 1, v2: bool = False
+    ):
+        if v1 or v2:
+            schema, rows = (V2_SCHEMA, v2_rows()) if v2 else (V1_SCHEMA, None)
             with sqlite3.connect(path) as conn:
-                for statement in V1_SCHEMA:
+                for statement in schema:
                     conn.execute(statement.format(**TYPES["sqlite"]))
-                for sql, args in v1_rows(*([own_state] if own_state else [])):
+                for sql, args in rows or v1_rows(*([own_state] if own_state else [])):
                     conn.execute(sql, args)
-                conn.execute("UPDATE pyadk_schema SET version = ?", (version,))
+                conn.execute("UPDATE pyadk_schema SET version = ?", (2 if v2 else version,))
         return SqliteSessionService(path)
 
     async def raw(sql: str) -> list[tuple]:
@@ -102,17 +137,20 @@ async def postgresql_backend(postgres_url: str) -> Backend:
     await admin.close()
     url = postgres_url.rsplit("/", 1)[0] + "/" + name
 
-    async def make(*, v1: bool = True, own_state: str | None = None, version: int = 1):
-        if v1:
+    async def make(
+        *, v1: bool = True, own_state: str | None = None, version: int = 1, v2: bool = False
+    ):
+        if v1 or v2:
+            schema, rows = (V2_SCHEMA, v2_rows()) if v2 else (V1_SCHEMA, None)
             conn = await asyncpg.connect(url)
-            for statement in V1_SCHEMA:
+            for statement in schema:
                 await conn.execute(statement.format(**TYPES["postgresql"]))
-            for sql, args in v1_rows(*([own_state] if own_state else [])):
+            for sql, args in rows or v1_rows(*([own_state] if own_state else [])):
                 numbered = sql
                 for i in range(len(args)):
                     numbered = numbered.replace("?", f"${i + 1}", 1)
                 await conn.execute(numbered, *args)
-            await conn.execute("UPDATE pyadk_schema SET version = $1", version)
+            await conn.execute("UPDATE pyadk_schema SET version = $1", 2 if v2 else version)
             await conn.close()
         return DatabaseSessionService(url)
 
@@ -142,7 +180,7 @@ async def test_v1_database_is_upgraded_in_place_without_losing_data(backend):
     try:
         session = await service.get_session(app_name="app", user_id="u", session_id="s1")
         assert session is not None
-        assert await _version(service) == LATEST_VERSION == 2
+        assert await _version(service) == LATEST_VERSION == 3
         assert session.state == {"n": 2, "note": "héllo", "app:theme": "dark", "user:lang": "fr"}
         assert [e.model_dump() for e in session.events] == [e.model_dump() for e in EVENTS]
         listed = await service.list_sessions(app_name="app", user_id="u")
@@ -158,6 +196,32 @@ async def test_v1_database_is_upgraded_in_place_without_losing_data(backend):
         await service.close()
 
 
+async def test_v2_database_gets_turn_leases_without_losing_data(backend):
+    service = await backend(v1=False, v2=True)
+    try:
+        session = await service.get_session(app_name="app", user_id="u", session_id="s1")
+        assert session is not None
+        assert await _version(service) == LATEST_VERSION
+        assert session.state == {"n": 2, "note": "héllo", "app:theme": "dark", "user:lang": "fr"}
+        assert [e.model_dump() for e in session.events] == [e.model_dump() for e in EVENTS]
+        listed = await service.list_sessions(app_name="app", user_id="u")
+        assert [s.id for s in listed.sessions] == ["s1", "empty"]
+        # Existing sessions start without a lease: a turn may take one at once.
+        assert await backend.raw("SELECT lease_owner, lease_expires FROM pyadk_sessions") == [
+            (None, None),
+            (None, None),
+        ]
+        other = await service.get_session(app_name="app", user_id="u", session_id="s1")
+        async with service.turn(session, invocation_id="after-upgrade"):
+            await service.append_event(session, delta_event({"n": 3}))
+            with pytest.raises(SessionBusyError, match="'after-upgrade' is running"):
+                await service.append_event(other, text_event("intruder"))
+        again = await service.get_session(app_name="app", user_id="u", session_id="s1")
+        assert again.state["n"] == 3 and len(again.events) == 3
+    finally:
+        await service.close()
+
+
 async def test_reopening_a_current_database_changes_nothing(backend):
     first = await backend()
     await first.get_session(app_name="app", user_id="u", session_id="s1")
@@ -165,7 +229,7 @@ async def test_reopening_a_current_database_changes_nothing(backend):
     second = await backend(v1=False)
     try:
         got = await second.get_session(app_name="app", user_id="u", session_id="s1")
-        assert await _version(second) == 2
+        assert await _version(second) == LATEST_VERSION
         assert got.state["note"] == "héllo" and len(got.events) == 2
     finally:
         await second.close()
@@ -174,7 +238,7 @@ async def test_reopening_a_current_database_changes_nothing(backend):
 async def test_newer_schema_is_refused_with_a_clear_error(backend):
     service = await backend(version=LATEST_VERSION + 1)
     try:
-        with pytest.raises(SchemaVersionError, match=r"schema version 3.*Upgrade pyadk"):
+        with pytest.raises(SchemaVersionError, match=r"schema version 4.*Upgrade pyadk"):
             await service.get_session(app_name="app", user_id="u", session_id="s1")
     finally:
         await service.close()
@@ -207,7 +271,7 @@ async def test_services_opening_a_new_database_at_once_migrate_it_once(backend):
             *(s.create_session(app_name="app", user_id="u") for s in services)
         )
         assert len({c.id for c in created}) == 4
-        assert await _version(services[0]) == 2
+        assert await _version(services[0]) == LATEST_VERSION
         listed = await services[1].list_sessions(app_name="app", user_id="u")
         assert len(listed.sessions) == 4
     finally:
@@ -226,5 +290,6 @@ def test_fresh_database_runs_every_step_from_version_zero(tmp_path):
         columns = [row[1] for row in conn.execute("PRAGMA table_info(pyadk_sessions)")]
         state = conn.execute("SELECT key, value FROM pyadk_session_state").fetchall()
     assert "state" not in columns and "create_time" in columns
+    assert columns[-2:] == ["lease_owner", "lease_expires"]
     assert state == [("k", "1")]
     assert Event  # the module's imports stay used

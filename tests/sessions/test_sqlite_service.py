@@ -48,7 +48,7 @@ async def test_creates_parent_dirs_and_uses_wal(service, path):
     assert path.exists()
     with sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert raw.execute("SELECT version FROM pyadk_schema").fetchone()[0] == 2
+        assert raw.execute("SELECT version FROM pyadk_schema").fetchone()[0] == 3
 
 
 async def test_event_is_committed_before_append_returns(service, path):

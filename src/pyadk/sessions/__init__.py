@@ -8,7 +8,13 @@ from pyadk.sessions.base_session_service import (
     SessionNotFoundError,
 )
 from pyadk.sessions.database_session_service import DatabaseSessionService
-from pyadk.sessions.errors import SchemaVersionError, SessionExistsError, StaleSessionError
+from pyadk.sessions.errors import (
+    SchemaVersionError,
+    SessionBusyError,
+    SessionConflictError,
+    SessionExistsError,
+    StaleSessionError,
+)
 from pyadk.sessions.in_memory_session_service import InMemorySessionService
 from pyadk.sessions.session import Session
 from pyadk.sessions.sqlite_session_service import SqliteSessionService
@@ -24,6 +30,8 @@ __all__ = [
     "PagedListSessionsResponse",
     "SchemaVersionError",
     "Session",
+    "SessionBusyError",
+    "SessionConflictError",
     "SessionExistsError",
     "SessionNotFoundError",
     "SqliteSessionService",

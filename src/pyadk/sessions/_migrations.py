@@ -12,6 +12,9 @@ History:
    (``session_pk``, ``seq``, timestamp, JSON body); app and user state as key rows.
 2. Session state as key rows too (an append writes only the keys it changes, whatever
    the size of the state); ``create_time``; an index for paging a user's sessions.
+3. The turn lease on the session row: ``lease_owner`` (``invocation_id/token`` of the
+   turn holding the session, or NULL) and ``lease_expires`` (Unix time, by the
+   database's clock).
 """
 
 from __future__ import annotations
@@ -78,7 +81,17 @@ def _to_v2(ex: Executor) -> None:
     ex.execute("ALTER TABLE pyadk_sessions DROP COLUMN state")
 
 
-STEPS: list[Callable[[Executor], None]] = [_to_v1, _to_v2]
+def _to_v3(ex: Executor) -> None:
+    run_ddl(
+        ex,
+        [
+            "ALTER TABLE pyadk_sessions ADD COLUMN lease_owner TEXT",
+            "ALTER TABLE pyadk_sessions ADD COLUMN lease_expires {float}",
+        ],
+    )
+
+
+STEPS: list[Callable[[Executor], None]] = [_to_v1, _to_v2, _to_v3]
 """``STEPS[n]`` upgrades a database from version ``n`` to ``n + 1``."""
 
 LATEST_VERSION = len(STEPS)

@@ -11,6 +11,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 from pyadk.events.event import Event
@@ -20,31 +21,22 @@ from pyadk.sessions.base_session_service import (
     BaseSessionService,
     GetSessionConfig,
     ListSessionsResponse,
+    _LeasedTurn,
+    session_lease,
+    session_seq,
 )
+from pyadk.sessions.base_session_service import set_session_seq as _set_seq
 from pyadk.sessions.errors import StaleSessionError
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
 
 T = TypeVar("T")
 
-_SEQ_ATTR = "_pyadk_seq"
-"""Where a loaded Session object keeps the sequence number it has seen (not a field)."""
-
 
 class PagedListSessionsResponse(ListSessionsResponse):
     """One page of a user's sessions; pass ``next_page_token`` to get the next one."""
 
     next_page_token: str | None = None
-
-
-def session_seq(session: Session) -> int | None:
-    """The number of stored events this session object has seen, if it was loaded here."""
-    value = session.__dict__.get(_SEQ_ATTR)
-    return value if isinstance(value, int) else None
-
-
-def _set_seq(session: Session, seq: int) -> None:
-    object.__setattr__(session, _SEQ_ATTR, seq)
 
 
 def _event_body(event: Event, delta: dict[str, Any]) -> str:
@@ -61,7 +53,10 @@ class SqlSessionService(BaseSessionService, abc.ABC):
 
     Appends are checked against the sequence number the session object last saw: if
     another writer appended first, :class:`StaleSessionError` is raised and nothing is
-    written. ``list_sessions`` pages with ``page_size`` / ``page_token``.
+    written. A turn (:meth:`turn`, which the Runner uses) holds the session's lease
+    (``lease_ttl``, ``lease_wait``): other writers get
+    :class:`~pyadk.sessions.SessionBusyError` until it ends. ``list_sessions`` pages
+    with ``page_size`` / ``page_token``.
     """
 
     @abc.abstractmethod
@@ -151,13 +146,55 @@ class SqlSessionService(BaseSessionService, abc.ABC):
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         await self._write(lambda ex: store.delete_session(ex, app_name, user_id, session_id))
 
+    def turn(
+        self,
+        session: Session,
+        *,
+        invocation_id: str,
+        ttl: float | None = None,
+        wait: float | None = None,
+    ) -> AbstractAsyncContextManager[Session]:
+        """Holds the session's lease for one turn (see :meth:`BaseSessionService.turn`)."""
+        return _LeasedTurn(
+            self,
+            session,
+            invocation_id=invocation_id,
+            ttl=self.lease_ttl if ttl is None else ttl,
+            wait=self.lease_wait if wait is None else wait,
+        )
+
+    async def _claim_lease(self, session: Session, owner: str, ttl: float) -> None:
+        app_name, user_id, sid = session.app_name, session.user_id, session.id
+        expected = session_seq(session)
+        if expected is None:
+            expected = await self._infer_seq(session)
+        seq = expected
+        await self._write(
+            lambda ex: store.claim_lease(
+                ex, app_name, user_id, sid, expected_seq=seq, owner=owner, ttl=ttl
+            )
+        )
+        _set_seq(session, seq)
+
+    async def _renew_lease(self, session: Session, owner: str, ttl: float) -> bool:
+        app_name, user_id, sid = session.app_name, session.user_id, session.id
+        return await self._write(
+            lambda ex: store.renew_lease(ex, app_name, user_id, sid, owner=owner, ttl=ttl)
+        )
+
+    async def _release_lease(self, session: Session, owner: str) -> None:
+        app_name, user_id, sid = session.app_name, session.user_id, session.id
+        await self._write(lambda ex: store.release_lease(ex, app_name, user_id, sid, owner=owner))
+
     async def append_event(self, session: Session, event: Event) -> Event:
         """Stores ``event`` (committed before this returns), then applies it to ``session``.
 
         Raises StaleSessionError if another writer appended to the session since this
-        object was loaded, SessionNotFoundError if the session does not exist, and
-        TypeError if a state value cannot be stored as JSON; in each case nothing is
-        written and ``session`` is unchanged.
+        object was loaded, SessionBusyError if another turn holds the session's lease,
+        SessionNotFoundError if the session does not exist, and TypeError if a state
+        value cannot be stored as JSON; in each case nothing is written and ``session``
+        is unchanged. An append through a session object inside a :meth:`turn` renews
+        the turn's lease.
         """
         if event.partial:
             return event
@@ -168,6 +205,7 @@ class SqlSessionService(BaseSessionService, abc.ABC):
         expected = session_seq(session)
         if expected is None:
             expected = await self._infer_seq(session)
+        lease = session_lease(session)
         seq = await self._write(
             lambda ex: store.append_event(
                 ex,
@@ -178,6 +216,7 @@ class SqlSessionService(BaseSessionService, abc.ABC):
                 timestamp=event.timestamp,
                 body=body,
                 delta=encoded,
+                lease=lease,
             )
         )
         self._apply_to_session(session, event)

@@ -5,6 +5,10 @@ in one transaction: it advances ``seq`` only if it still equals the value the wr
 last saw (optimistic check), inserts the event with that new ``seq`` and upserts the
 state keys of its delta. State is kept as key rows (session, user and app scopes), so
 an append never reads the history nor rewrites the whole state.
+
+A turn holds the session's lease (``lease_owner``, ``lease_expires``): while it is live,
+only the owner's appends are accepted, and each renews it. Lease times use the
+database's clock, so machines sharing a PostgreSQL server need not agree on the time.
 """
 
 from __future__ import annotations
@@ -17,7 +21,12 @@ from pydantic_core import to_jsonable_python
 
 from pyadk.sessions._sql_schema import Executor, UniqueViolation
 from pyadk.sessions.base_session_service import SessionNotFoundError
-from pyadk.sessions.errors import SessionExistsError, StaleSessionError
+from pyadk.sessions.errors import (
+    SessionExistsError,
+    StaleSessionError,
+    session_busy_error,
+    stale_session_error,
+)
 from pyadk.sessions.state_scopes import merge_scoped_state, split_scoped_state
 
 
@@ -47,6 +56,19 @@ def encode_value(key: str, value: Any) -> str:
             "JSON. Store plain data (str, numbers, bool, None, lists, dicts, pydantic "
             "models), or use a 'temp:' key for values that must not be persisted."
         ) from exc
+
+
+_NOW = {
+    "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
+    "postgresql": "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)",
+}
+"""The database's current Unix time, as an SQL expression."""
+
+_KEY = "app_name = :a AND user_id = :u AND id = :s"
+
+
+def _now(ex: Executor) -> str:
+    return _NOW[ex.dialect]
 
 
 def _not_found(app_name: str, user_id: str, session_id: str) -> SessionNotFoundError:
@@ -209,16 +231,26 @@ def append_event(
     timestamp: float,
     body: str,
     delta: dict[str, str],
+    lease: tuple[str, float] | None = None,
 ) -> int:
     """Appends one event after ``expected_seq``; returns its ``seq``.
 
-    Raises StaleSessionError (writing nothing) when another writer appended first.
+    ``lease`` is the (owner, ttl) of the writer's turn, renewed by the append; without
+    one, the append is accepted only while no turn holds a live lease. Raises
+    StaleSessionError or SessionBusyError (writing nothing) when another writer appended
+    first or holds the session.
     """
     key = {"a": app_name, "u": user_id, "s": session_id}
-    params = {**key, "seq": expected_seq, "t": timestamp, "b": body}
+    params: dict[str, Any] = {**key, "seq": expected_seq, "t": timestamp, "b": body}
+    now = _now(ex)
+    if lease is None:
+        renew, guard = "", f"(lease_owner IS NULL OR lease_expires <= {now})"
+    else:
+        renew, guard = f", lease_expires = {now} + :ttl", "lease_owner = :owner"
+        params.update(owner=lease[0], ttl=lease[1])
     advance = (
-        "UPDATE pyadk_sessions SET seq = seq + 1, update_time = :t "
-        "WHERE app_name = :a AND user_id = :u AND id = :s AND seq = :seq RETURNING pk, seq"
+        f"UPDATE pyadk_sessions SET seq = seq + 1, update_time = :t{renew} "
+        f"WHERE {_KEY} AND seq = :seq AND {guard} RETURNING pk, seq"
     )
     try:
         if ex.dialect == "postgresql":  # one round trip: advance and insert together
@@ -241,22 +273,89 @@ def append_event(
             session_id=session_id,
         ) from None
     if not rows:
-        current = ex.query(
-            "SELECT seq FROM pyadk_sessions WHERE app_name = :a AND user_id = :u AND id = :s",
-            key,
-        )
-        if not current:
-            raise _not_found(app_name, user_id, session_id)
-        actual = int(current[0][0])
-        raise StaleSessionError(
-            f"Session {session_id!r} (app {app_name!r}, user {user_id!r}) was changed by "
-            f"another writer: this session object has seen {expected_seq} events, the "
-            f"store has {actual}. Nothing was written; reload the session and retry.",
-            session_id=session_id,
-            expected_seq=expected_seq,
-            actual_seq=actual,
-        )
+        raise _refusal(ex, app_name, user_id, session_id, expected_seq, lease)
     pk, seq = int(rows[0][0]), int(rows[0][1])
     if delta:
         _upsert_state(ex, app_name, user_id, pk, delta)
     return seq
+
+
+def _refusal(
+    ex: Executor,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    expected_seq: int,
+    lease: tuple[str, float] | None,
+) -> Exception:
+    """Why a conditional write matched no row: not found, busy, lost lease or stale."""
+    rows = ex.query(
+        f"SELECT seq, lease_owner, lease_expires, {_now(ex)} FROM pyadk_sessions WHERE {_KEY}",
+        {"a": app_name, "u": user_id, "s": session_id},
+    )
+    if not rows:
+        return _not_found(app_name, user_id, session_id)
+    actual, owner, expires, now = int(rows[0][0]), rows[0][1], rows[0][2], float(rows[0][3])
+    live = owner is not None and expires is not None and float(expires) > now
+    if lease is not None and owner != lease[0]:
+        return session_busy_error(
+            session_id, owner if live else None, float(expires) if live else None, now, lost=True
+        )
+    if lease is None and (live or (owner is not None and actual == expected_seq)):
+        # (a lease that expired since the write was tried: retrying will work)
+        return session_busy_error(session_id, owner, float(expires), now)
+    return stale_session_error(app_name, user_id, session_id, expected_seq, actual)
+
+
+def claim_lease(
+    ex: Executor,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    *,
+    expected_seq: int,
+    owner: str,
+    ttl: float,
+) -> None:
+    """Gives ``owner`` the session's lease for ``ttl`` seconds, provided no other live
+    lease exists and the session still has ``expected_seq`` events; else raises
+    SessionBusyError, StaleSessionError or SessionNotFoundError (writing nothing)."""
+    now = _now(ex)
+    rows = ex.query(
+        f"UPDATE pyadk_sessions SET lease_owner = :owner, lease_expires = {now} + :ttl "
+        f"WHERE {_KEY} AND seq = :seq AND (lease_owner IS NULL OR lease_expires <= {now}) "
+        "RETURNING pk",
+        {
+            "a": app_name,
+            "u": user_id,
+            "s": session_id,
+            "seq": expected_seq,
+            "owner": owner,
+            "ttl": ttl,
+        },
+    )
+    if not rows:
+        raise _refusal(ex, app_name, user_id, session_id, expected_seq, None)
+
+
+def renew_lease(
+    ex: Executor, app_name: str, user_id: str, session_id: str, *, owner: str, ttl: float
+) -> bool:
+    """Extends ``owner``'s lease to ``ttl`` seconds from now; False if it lost it."""
+    rows = ex.query(
+        f"UPDATE pyadk_sessions SET lease_expires = {_now(ex)} + :ttl "
+        f"WHERE {_KEY} AND lease_owner = :owner RETURNING pk",
+        {"a": app_name, "u": user_id, "s": session_id, "owner": owner, "ttl": ttl},
+    )
+    return bool(rows)
+
+
+def release_lease(
+    ex: Executor, app_name: str, user_id: str, session_id: str, *, owner: str
+) -> None:
+    """Ends ``owner``'s lease (nothing happens if another turn holds the session)."""
+    ex.execute(
+        "UPDATE pyadk_sessions SET lease_owner = NULL, lease_expires = NULL "
+        f"WHERE {_KEY} AND lease_owner = :owner",
+        {"a": app_name, "u": user_id, "s": session_id, "owner": owner},
+    )

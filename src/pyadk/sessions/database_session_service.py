@@ -3,7 +3,8 @@
 Needs the ``postgres`` extra (``pip install 'pyadk[postgres]'``: SQLAlchemy and asyncpg).
 Every call takes its own pooled connection, so different sessions never wait for each
 other; appends to one session are ordered by the optimistic check on its sequence
-number, which the database enforces with the session row's lock.
+number, which the database enforces with the session row's lock, and a turn holds the
+session's lease (see :meth:`~pyadk.sessions.BaseSessionService.turn`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from pyadk.sessions._migrations import migrate
 from pyadk.sessions._sql_schema import Dialect, Executor, UniqueViolation
 from pyadk.sessions._sql_service import SqlSessionService
+from pyadk.sessions.base_session_service import DEFAULT_LEASE_TTL, release_open_turns
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -67,17 +69,27 @@ class DatabaseSessionService(SqlSessionService):
 
     ``postgresql://user:pw@host/db`` uses asyncpg; ``postgresql+psycopg://...`` psycopg 3
     works too. SQLite URLs are accepted (through aiosqlite), but
-    :class:`~pyadk.sessions.SqliteSessionService` needs no extra dependency. Extra
-    keyword arguments go to SQLAlchemy's ``create_async_engine``.
+    :class:`~pyadk.sessions.SqliteSessionService` needs no extra dependency.
+    ``lease_ttl`` and ``lease_wait`` are the defaults of :meth:`turn` (how long a
+    crashed turn keeps its session; how long a turn waits for a session another turn
+    holds). Extra keyword arguments go to SQLAlchemy's ``create_async_engine``.
     """
 
-    def __init__(self, db_url: str, **engine_kwargs: Any) -> None:
+    def __init__(
+        self,
+        db_url: str,
+        *,
+        lease_ttl: float = DEFAULT_LEASE_TTL,
+        lease_wait: float = 0.0,
+        **engine_kwargs: Any,
+    ) -> None:
         try:
             from sqlalchemy.engine import make_url
         except ImportError as exc:
             raise ImportError(
                 "DatabaseSessionService needs SQLAlchemy: pip install 'pyadk[postgres]'."
             ) from exc
+        self._set_lease_policy(lease_ttl, lease_wait)
         self.url = async_url(db_url)
         backend = make_url(self.url).get_backend_name()
         if backend not in ("postgresql", "sqlite"):
@@ -150,6 +162,7 @@ class DatabaseSessionService(SqlSessionService):
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
+        await release_open_turns(self)  # turns left open by their callers
         engine = self._engines.pop(loop, None)
         if engine is not None:
             await engine.dispose()

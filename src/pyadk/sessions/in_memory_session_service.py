@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import copy
+import threading
 import time
 import uuid
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyadk.events.event import Event
 from pyadk.sessions.base_session_service import (
+    DEFAULT_LEASE_TTL,
     BaseSessionService,
     GetSessionConfig,
     ListSessionsResponse,
     SessionNotFoundError,
+    _LeasedTurn,
+    session_lease,
+    session_seq,
+    set_session_seq,
+)
+from pyadk.sessions.errors import (
+    StaleSessionError,
+    session_busy_error,
+    stale_session_error,
 )
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
@@ -28,6 +40,11 @@ class _StoredSession:
     state: dict[str, Any]
     events: list[Event] = field(default_factory=list)
     last_update_time: float = field(default_factory=time.time)
+    lease_owner: str | None = None
+    lease_expires: float = 0.0
+
+    def live_lease(self, now: float) -> bool:
+        return self.lease_owner is not None and self.lease_expires > now
 
 
 class InMemorySessionService(BaseSessionService):
@@ -35,10 +52,17 @@ class InMemorySessionService(BaseSessionService):
 
     Appending costs the same at any session length (one copy of the new event, never
     of the history). ``get_session`` returns copies, so callers cannot change what is
-    stored except through :meth:`append_event`.
+    stored except through :meth:`append_event`. Like the SQL services, it refuses
+    appends from a session object that missed other appends (``StaleSessionError``) and
+    gives a turn (:meth:`turn`) the session to itself (``SessionBusyError`` for others);
+    ``lease_ttl`` and ``lease_wait`` are the defaults of :meth:`turn`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, lease_ttl: float = DEFAULT_LEASE_TTL, lease_wait: float = 0.0) -> None:
+        self._set_lease_policy(lease_ttl, lease_wait)
+        # Runner.run drives each turn in its own thread and event loop: checks and
+        # writes happen under this lock.
+        self._lock = threading.Lock()
         self._sessions: dict[tuple[str, str, str], _StoredSession] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
@@ -96,7 +120,7 @@ class InMemorySessionService(BaseSessionService):
             self._user_state.get((stored.app_name, stored.user_id), {}),
             stored.state,
         )
-        return Session.model_construct(
+        session = Session.model_construct(
             id=stored.id,
             app_name=stored.app_name,
             user_id=stored.user_id,
@@ -104,6 +128,8 @@ class InMemorySessionService(BaseSessionService):
             events=events,
             last_update_time=stored.last_update_time,
         )
+        set_session_seq(session, len(stored.events))
+        return session
 
     async def list_sessions(self, *, app_name: str, user_id: str) -> ListSessionsResponse:
         sessions = [
@@ -123,30 +149,123 @@ class InMemorySessionService(BaseSessionService):
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         self._sessions.pop((app_name, user_id, session_id), None)
 
-    async def append_event(self, session: Session, event: Event) -> Event:
-        if event.partial:
-            return event
+    def _stored(self, session: Session) -> _StoredSession:
         stored = self._sessions.get((session.app_name, session.user_id, session.id))
         if stored is None:
             raise SessionNotFoundError(
                 f"Session {session.id!r} not found for app {session.app_name!r}, "
                 f"user {session.user_id!r}."
             )
-        self._apply_to_session(session, event)
+        return stored
+
+    @staticmethod
+    def _seen(session: Session, stored: _StoredSession) -> int:
+        """How many stored events ``session`` has seen; for an object this service did not
+        load, all of them provided its last event is the stored last event."""
+        seen = session_seq(session)
+        if seen is not None:
+            return seen
+        stored_last = stored.events[-1].id if stored.events else None
+        own_last = session.events[-1].id if session.events else None
+        if stored_last != own_last:
+            raise StaleSessionError(
+                f"Session {session.id!r} (app {session.app_name!r}, user "
+                f"{session.user_id!r}) was not loaded from this service and its events "
+                "differ from the stored ones. Load it with get_session before appending.",
+                session_id=session.id,
+                actual_seq=len(stored.events),
+            )
+        return len(stored.events)
+
+    def _check_writer(self, session: Session, stored: _StoredSession) -> None:
+        """Raises (SessionBusyError, StaleSessionError) unless ``session`` may append."""
+        now = time.time()
+        lease = session_lease(session)
+        if lease is not None and stored.lease_owner != lease[0]:
+            live = stored.live_lease(now)
+            raise session_busy_error(
+                session.id,
+                stored.lease_owner if live else None,
+                stored.lease_expires if live else None,
+                now,
+                lost=True,
+            )
+        if lease is None and stored.live_lease(now):
+            raise session_busy_error(session.id, stored.lease_owner, stored.lease_expires, now)
+        seen = self._seen(session, stored)
+        if seen != len(stored.events):
+            raise stale_session_error(
+                session.app_name, session.user_id, session.id, seen, len(stored.events)
+            )
+
+    def turn(
+        self,
+        session: Session,
+        *,
+        invocation_id: str,
+        ttl: float | None = None,
+        wait: float | None = None,
+    ) -> AbstractAsyncContextManager[Session]:
+        """Holds the session's lease for one turn (see :meth:`BaseSessionService.turn`)."""
+        return _LeasedTurn(
+            self,
+            session,
+            invocation_id=invocation_id,
+            ttl=self.lease_ttl if ttl is None else ttl,
+            wait=self.lease_wait if wait is None else wait,
+        )
+
+    async def _claim_lease(self, session: Session, owner: str, ttl: float) -> None:
+        with self._lock:
+            stored = self._stored(session)
+            self._check_writer(session, stored)
+            set_session_seq(session, len(stored.events))
+            stored.lease_owner, stored.lease_expires = owner, time.time() + ttl
+
+    async def _renew_lease(self, session: Session, owner: str, ttl: float) -> bool:
+        with self._lock:
+            stored = self._sessions.get((session.app_name, session.user_id, session.id))
+            if stored is None or stored.lease_owner != owner:
+                return False
+            stored.lease_expires = time.time() + ttl
+            return True
+
+    async def _release_lease(self, session: Session, owner: str) -> None:
+        with self._lock:
+            stored = self._sessions.get((session.app_name, session.user_id, session.id))
+            if stored is not None and stored.lease_owner == owner:
+                stored.lease_owner, stored.lease_expires = None, 0.0
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Stores a private copy of ``event`` and applies it to ``session``.
+
+        Raises SessionNotFoundError, StaleSessionError (the object missed other
+        appends) or SessionBusyError (another turn holds the session), changing nothing.
+        """
+        if event.partial:
+            return event
         kept = _private_copy(event)
         delta = self._persistable_delta(kept)  # from the private copy: no shared values
         kept.actions.state_delta = delta
-        if delta:
-            app_delta, user_delta, own = split_scoped_state(delta)
-            if app_delta:
-                self._app_state.setdefault(session.app_name, {}).update(app_delta)
-            if user_delta:
-                self._user_state.setdefault((session.app_name, session.user_id), {}).update(
-                    user_delta
-                )
-            stored.state.update(own)
-        stored.events.append(kept)
-        stored.last_update_time = event.timestamp
+        with self._lock:
+            stored = self._stored(session)
+            self._check_writer(session, stored)
+            if delta:
+                app_delta, user_delta, own = split_scoped_state(delta)
+                if app_delta:
+                    self._app_state.setdefault(session.app_name, {}).update(app_delta)
+                if user_delta:
+                    self._user_state.setdefault((session.app_name, session.user_id), {}).update(
+                        user_delta
+                    )
+                stored.state.update(own)
+            stored.events.append(kept)
+            stored.last_update_time = event.timestamp
+            lease = session_lease(session)
+            if lease is not None:
+                stored.lease_expires = time.time() + lease[1]
+            set_session_seq(session, len(stored.events))
+        self._apply_to_session(session, event)
         return event
 
 

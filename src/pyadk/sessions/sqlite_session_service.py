@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 from pyadk.sessions._migrations import migrate
 from pyadk.sessions._sql_schema import Dialect, Executor, UniqueViolation
 from pyadk.sessions._sql_service import SqlSessionService
+from pyadk.sessions.base_session_service import DEFAULT_LEASE_TTL, release_open_turns
 
 T = TypeVar("T")
 
@@ -57,7 +58,10 @@ class SqliteSessionService(SqlSessionService):
 
     ``synchronous="FULL"`` (the default) makes every committed event survive a power
     loss; ``"NORMAL"`` is faster and still survives a crash of the process. Pass
-    ``":memory:"`` for a private in-process database.
+    ``":memory:"`` for a private in-process database. ``busy_timeout`` is how long a
+    write waits for SQLite's lock; ``lease_ttl`` and ``lease_wait`` are the defaults of
+    :meth:`turn` (how long a crashed turn keeps its session; how long a turn waits for
+    a session another turn holds, 0 refusing it at once with ``SessionBusyError``).
     """
 
     def __init__(
@@ -66,6 +70,8 @@ class SqliteSessionService(SqlSessionService):
         *,
         synchronous: Synchronous = "FULL",
         busy_timeout: float = 30.0,
+        lease_ttl: float = DEFAULT_LEASE_TTL,
+        lease_wait: float = 0.0,
     ) -> None:
         if sqlite3.sqlite_version_info < _MIN_SQLITE:
             raise RuntimeError(
@@ -74,6 +80,7 @@ class SqliteSessionService(SqlSessionService):
             )
         if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"Unknown synchronous mode {synchronous!r}.")
+        self._set_lease_policy(lease_ttl, lease_wait)
         self.path = str(path)
         self._synchronous = synchronous
         self._busy_timeout = busy_timeout
@@ -150,6 +157,7 @@ class SqliteSessionService(SqlSessionService):
         """Closes the database connections; the service cannot be used afterwards."""
         if self._closed:
             return
+        await release_open_turns(self)  # turns left open by their callers
         self._closed = True
         loop = asyncio.get_running_loop()
         for role, pool in self._pools.items():

@@ -44,6 +44,8 @@ class ConformanceBase:
     """The service refuses appends from a session object that missed other appends."""
     paginates: bool = True
     """``list_sessions`` accepts ``page_size`` and ``page_token``."""
+    leases_turns: bool = True
+    """``turn`` gives a turn the session to itself (``SessionBusyError`` for others)."""
 
     async def make_service(self) -> BaseSessionService:
         """A new service on an empty (or shared) store."""

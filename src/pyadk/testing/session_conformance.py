@@ -18,17 +18,19 @@ collects, and say how to make the service::
             return f"sqlite:///{self.path}"
 
 Every test uses a fresh app name, so the services of one class may share a database.
-Set ``checks_stale_sessions = False`` or ``paginates = False`` for services without
-those features: the tests that need them are skipped with a reason.
+Set ``checks_stale_sessions = False``, ``paginates = False`` or ``leases_turns = False``
+for services without those features: the tests that need them are skipped with a
+reason.
 """
 
 from __future__ import annotations
 
 from pyadk.testing._conformance_concurrency import ConcurrencyConformance
 from pyadk.testing._conformance_core import CoreConformance, delta_event, text_event
+from pyadk.testing._conformance_leases import LeaseConformance
 
 
-class SessionServiceConformance(CoreConformance, ConcurrencyConformance):
+class SessionServiceConformance(CoreConformance, ConcurrencyConformance, LeaseConformance):
     """Every conformance test; subclasses implement :meth:`make_service`."""
 
 
