@@ -1,0 +1,158 @@
+// The inspector tabs: the session's event timeline, its current state, and the outcome
+// of each invocation (turn).
+
+import {clip, clock, el, pretty, stickToBottom} from "./dom.js";
+
+function summary(ev) {
+  switch (ev.type) {
+    case "user_message": return ev.text;
+    case "agent_active": return `${ev.reason}${ev.previousAgent ? ` from ${ev.previousAgent}` : ""}`;
+    case "thinking": return `${ev.kind}: ${ev.text}`;
+    case "tool_start": return `${ev.tool}(${JSON.stringify(ev.args)})`;
+    case "tool_end": return `${ev.tool} → ${JSON.stringify(ev.result)}`;
+    case "content": return ev.delta;
+    case "final": return `${ev.interim ? "[interim] " : ""}${ev.text}`;
+    case "error": return `${ev.errorType || "error"}: ${ev.message}`;
+    case "done": return ev.reason;
+    default: return "";
+  }
+}
+
+export class Timeline {
+  constructor(root) {
+    this.root = root;
+    this.clear();
+  }
+
+  clear() {
+    this.last = null; // the last row, to fold consecutive deltas of one message
+    this.root.replaceChildren();
+  }
+
+  apply(ev) {
+    if (ev.type === "content" && this.last?.messageId === ev.messageId) {
+      this.last.count += 1;
+      this.last.events.push(ev);
+      this.last.text += ev.delta;
+      this.last.label.textContent = `content ×${this.last.count}`;
+      this.last.summary.textContent = clip(this.last.text, 90);
+      this.last.json.textContent = pretty(this.last.events);
+      return;
+    }
+    const label = el("span", {class: "type", text: ev.type});
+    const line = el("span", {class: "line", text: clip(summary(ev), 90)});
+    const json = el("pre", {text: pretty(ev)});
+    const row = el("details", {class: `row ${ev.type}${ev.internal ? " internal" : ""}`, dataset: {type: ev.type}},
+      el("summary", {}, el("span", {class: "time", text: clock(ev.timestamp)}), label,
+        el("span", {class: "who", text: ev.agent ?? ""}), line),
+      json);
+    this.last = ev.type === "content"
+      ? {messageId: ev.messageId, count: 1, events: [ev], text: ev.delta, label, summary: line, json}
+      : null;
+    stickToBottom(this.root, () => this.root.append(row));
+  }
+}
+
+export class StateView {
+  constructor(root) {
+    this.root = root;
+    this.state = {};
+    this.render(new Set());
+  }
+
+  set(state) {
+    this.state = {...(state ?? {})};
+    this.render(new Set());
+  }
+
+  /** A live state delta (thinking kind "state"): shown at once, before the refresh. */
+  merge(delta) {
+    for (const [key, value] of Object.entries(delta ?? {})) {
+      if (value === null) delete this.state[key];
+      else this.state[key] = value;
+    }
+    this.render(new Set(Object.keys(delta ?? {})));
+  }
+
+  render(changed) {
+    const keys = Object.keys(this.state).sort();
+    if (!keys.length) {
+      this.root.replaceChildren(el("p", {class: "hint", text: "The session state is empty."}));
+      return;
+    }
+    this.root.replaceChildren(el("dl", {class: "kv"}, keys.map((key) => [
+      el("dt", {class: changed.has(key) ? "changed" : null, text: key}),
+      el("dd", {}, el("pre", {text: typeof this.state[key] === "string" ? this.state[key] : pretty(this.state[key])})),
+    ])));
+  }
+}
+
+export class Invocations {
+  constructor(root) {
+    this.root = root;
+    this.clear();
+  }
+
+  clear() {
+    this.records = new Map();
+    this.pending = null;
+    this.root.replaceChildren();
+  }
+
+  begin(text) {
+    this.pending = {said: text, live: true};
+  }
+
+  record(ev) {
+    const key = ev.invocationId || ev.runId;
+    let record = this.records.get(key);
+    if (!record) {
+      const seed = this.pending ?? {said: ev.type === "user_message" ? ev.text : "", live: false};
+      this.pending = null;
+      record = {
+        ...seed, id: ev.invocationId, agents: [], tools: 0, failedTools: 0, errors: [],
+        outcomes: [], answer: null, status: seed.live ? "running" : null,
+        start: ev.timestamp, end: ev.timestamp, node: el("article", {class: "invocation"}),
+      };
+      this.records.set(key, record);
+      stickToBottom(this.root, () => this.root.append(record.node));
+    }
+    return record;
+  }
+
+  apply(ev) {
+    const record = this.record(ev);
+    record.end = Math.max(record.end ?? ev.timestamp, ev.timestamp);
+    if (ev.type === "agent_active" && record.agents.at(-1) !== ev.agent) record.agents.push(ev.agent);
+    if (ev.type === "tool_start") record.tools += 1;
+    if (ev.type === "tool_end" && ev.isError) record.failedTools += 1;
+    if (ev.type === "error") record.errors.push(ev.message);
+    if (ev.type === "thinking" && ev.kind === "outcome") record.outcomes.push(ev);
+    if (ev.type === "final" && !ev.interim && !ev.truncated && ev.text) record.answer = ev.text;
+    if (ev.type === "done") record.status = ev.reason;
+    this.render(record);
+  }
+
+  render(record) {
+    const status = record.status ?? (record.errors.length ? "error" : record.answer ? "completed" : "no answer");
+    const seconds = record.end && record.start ? (record.end - record.start).toFixed(2) : null;
+    record.node.dataset.status = status;
+    const parts = [
+      el("header", {},
+        el("span", {class: `badge ${status}`, text: status}),
+        el("span", {class: "said", text: record.said ? `“${clip(record.said, 50)}”` : "(turn)"})),
+      el("div", {class: "facts"},
+        el("span", {text: `agents: ${record.agents.join(" → ") || "–"}`}),
+        el("span", {text: `tools: ${record.tools}${record.failedTools ? ` (${record.failedTools} failed)` : ""}`}),
+        seconds !== null ? el("span", {text: `${seconds} s`}) : null),
+      record.outcomes.length
+        ? el("ul", {class: "outcomes"}, record.outcomes.map((o) =>
+          el("li", {dataset: {status: o.data?.status ?? ""}, text: o.text})))
+        : null,
+      record.errors.map((message) => el("div", {class: "error-line", text: message})),
+      record.answer ? el("div", {class: "answer", text: clip(record.answer, 160)}) : null,
+      record.id ? el("div", {class: "ids", text: `invocation ${record.id}`}) : null,
+    ];
+    record.node.replaceChildren(...parts.flat().filter(Boolean));
+  }
+}

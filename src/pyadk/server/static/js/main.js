@@ -1,0 +1,241 @@
+// The dev UI: app and session pickers, sending messages, and the views of a session.
+// The page state (app, user, session) lives in the URL hash, so a reload restores it:
+// the session is rebuilt from GET .../sessions/{id}/ui-events (the same UI events).
+
+import {Api} from "./api.js";
+import {Chat} from "./chat.js";
+import {el} from "./dom.js";
+import {Invocations, StateView, Timeline} from "./inspector.js";
+import {ThinkingPanel} from "./thinking.js";
+
+const $ = (id) => document.getElementById(id);
+const USER_KEY = "pyadk.devui.user";
+
+const api = new Api();
+const views = {
+  chat: new Chat($("chat")),
+  thinking: new ThinkingPanel($("thinking")),
+  timeline: new Timeline($("timeline")),
+  state: new StateView($("state")),
+  invocations: new Invocations($("invocations")),
+};
+const current = {app: null, user: "user", session: null, runId: null, running: false, sent: 0};
+
+function status(text, kind = "") {
+  $("status").textContent = text;
+  $("status").dataset.kind = kind;
+}
+
+function readHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  return {app: params.get("app"), user: params.get("user"), session: params.get("session")};
+}
+
+function writeHash() {
+  const params = new URLSearchParams();
+  if (current.app) params.set("app", current.app);
+  params.set("user", current.user);
+  if (current.session) params.set("session", current.session);
+  history.replaceState(null, "", `#${params}`);
+}
+
+function apply(ev) {
+  views.chat.apply(ev);
+  views.thinking.apply(ev);
+  views.timeline.apply(ev);
+  views.invocations.apply(ev);
+  if (ev.type === "thinking" && ev.kind === "state") views.state.merge(ev.data);
+}
+
+function clearViews() {
+  for (const view of [views.chat, views.thinking, views.timeline, views.invocations]) view.clear();
+  views.state.set({});
+}
+
+function setRunning(running) {
+  current.running = running;
+  $("send").disabled = running;
+  $("stop").disabled = !running;
+  for (const id of ["app-select", "session-select", "new-session", "delete-session", "user-input"]) {
+    $(id).disabled = running;
+  }
+  document.body.classList.toggle("running", running);
+}
+
+function fillSelect(select, options, value) {
+  select.replaceChildren(...options.map(([val, label]) => el("option", {value: val, text: label})));
+  select.value = value ?? "";
+}
+
+async function loadSessions() {
+  const sessions = await api.listSessions(current.app, current.user);
+  sessions.sort((a, b) => (b.lastUpdateTime ?? 0) - (a.lastUpdateTime ?? 0));
+  const options = sessions.map((s) => {
+    const when = s.lastUpdateTime ? new Date(s.lastUpdateTime * 1000).toLocaleString() : "";
+    return [s.id, `${s.id.length > 12 ? `${s.id.slice(0, 12)}…` : s.id}  ${when}`];
+  });
+  fillSelect($("session-select"), [["", "(no session: pick or create)"], ...options], current.session);
+  return sessions;
+}
+
+let loads = 0; // a newer openSession wins over one still loading
+
+async function openSession(id) {
+  const load = ++loads;
+  current.session = id || null;
+  writeHash();
+  clearViews();
+  $("session-select").value = current.session ?? "";
+  if (!current.session) {
+    views.chat.empty("New conversation: type a message (a session is created when you send).");
+    return;
+  }
+  const [events, session] = await Promise.all([
+    api.history(current.app, current.user, current.session),
+    api.getSession(current.app, current.user, current.session),
+  ]);
+  if (load !== loads) return;
+  for (const ev of events) apply(ev);
+  views.state.set(session.state);
+  if (!events.length) views.chat.empty("No messages yet in this session.");
+  status(`Session ${current.session}: ${events.length} UI events`);
+}
+
+async function openApp(app, sessionId = null) {
+  current.app = app;
+  $("app-select").value = app;
+  const sessions = await loadSessions();
+  const known = sessionId && sessions.some((s) => s.id === sessionId);
+  if (sessionId && !known) status(`Session ${sessionId} was not found: start a new one.`, "error");
+  await openSession(known ? sessionId : null);
+}
+
+async function newSession() {
+  const session = await api.createSession(current.app, current.user);
+  current.session = session.id;
+  await loadSessions();
+  await openSession(session.id);
+}
+
+async function send(text) {
+  if (!text.trim() || current.running || !current.app) return;
+  setRunning(true);
+  try {
+    if (!current.session) {
+      const session = await api.createSession(current.app, current.user);
+      current.session = session.id;
+      writeHash();
+      views.chat.clear();
+      await loadSessions();
+    }
+    views.chat.user(text);
+    views.thinking.begin(text);
+    views.invocations.begin(text);
+    status("Running…");
+    const run = {app: current.app, user: current.user, session: current.session, text};
+    for await (const ev of api.run(run, (runId) => { current.runId = runId; })) apply(ev);
+    const session = await api.getSession(current.app, current.user, current.session);
+    views.state.set(session.state);
+    await loadSessions();
+    status("Ready");
+  } catch (error) {
+    views.thinking.pending = null;
+    views.invocations.pending = null;
+    views.chat.apply({type: "error", internal: false, message: error.message, errorType: error.status ? `HTTP ${error.status}` : "Error"});
+    status(error.message, "error");
+  } finally {
+    current.runId = null;
+    current.sent += 1;
+    document.body.dataset.sent = String(current.sent); // turns sent from this page (tests wait on it)
+    setRunning(false);
+    $("message").focus();
+  }
+}
+
+function guard(action) {
+  return async (...args) => {
+    try {
+      await action(...args);
+    } catch (error) {
+      status(error.message, "error");
+    }
+  };
+}
+
+function wire() {
+  $("app-select").addEventListener("change", guard((e) => openApp(e.target.value)));
+  $("session-select").addEventListener("change", guard((e) => openSession(e.target.value)));
+  $("new-session").addEventListener("click", guard(newSession));
+  $("delete-session").addEventListener("click", guard(async () => {
+    if (!current.session || !confirm(`Delete session ${current.session}?`)) return;
+    await api.deleteSession(current.app, current.user, current.session);
+    current.session = null;
+    await loadSessions();
+    await openSession(null);
+  }));
+  $("user-input").addEventListener("change", guard(async (e) => {
+    current.user = e.target.value.trim() || "user";
+    localStorage.setItem(USER_KEY, current.user);
+    await openApp(current.app);
+  }));
+  $("composer").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("message").value;
+    $("message").value = "";
+    send(text);
+  });
+  $("message").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      $("composer").requestSubmit();
+    }
+  });
+  $("stop").addEventListener("click", guard(async () => {
+    if (current.runId) await api.cancelRun(current.runId);
+  }));
+  $("token-box").addEventListener("submit", guard(async (e) => {
+    e.preventDefault();
+    api.setToken($("token-input").value.trim());
+    await start();
+  }));
+  for (const tab of document.querySelectorAll("[role=tab]")) {
+    tab.addEventListener("click", () => {
+      for (const other of document.querySelectorAll("[role=tab]")) {
+        const selected = other === tab;
+        other.setAttribute("aria-selected", String(selected));
+        $(other.dataset.tab).hidden = !selected;
+      }
+    });
+  }
+}
+
+async function start() {
+  const saved = readHash();
+  current.user = saved.user || localStorage.getItem(USER_KEY) || "user";
+  $("user-input").value = current.user;
+  let apps;
+  try {
+    apps = await api.listApps();
+  } catch (error) {
+    if (error.status === 401) {
+      $("token-box").hidden = false;
+      status("This server needs a bearer token.", "error");
+      return;
+    }
+    throw error;
+  }
+  $("token-box").hidden = true;
+  if (!apps.length) {
+    status("No apps in the agents directory.", "error");
+    return;
+  }
+  fillSelect($("app-select"), apps.map((a) => [a, a]), null);
+  await openApp(apps.includes(saved.app) ? saved.app : apps[0], saved.session);
+  const protocol = await api.protocol();
+  document.body.dataset.protocol = String(protocol.version);
+  document.body.dataset.ready = "true";
+}
+
+wire();
+setRunning(false);
+guard(start)();

@@ -1,0 +1,59 @@
+"""Agents of the browser tests, built per test."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncGenerator
+
+from pyadk import types
+from pyadk.agents import LlmAgent
+from pyadk.models import BaseLlm, LlmRequest, LlmResponse
+from pyadk.testing import FunctionModel, Stream, function_call
+from pyadk.tools.tool_context import ToolContext
+
+
+class GatedModel(BaseLlm):
+    """Streams ``first``, waits for ``gate`` (a threading.Event), then streams ``second``."""
+
+    model: str = "gated"
+    first: str
+    second: str
+    gate: threading.Event
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        yield LlmResponse(content=types.ModelContent(self.first), partial=True)
+        await asyncio.to_thread(self.gate.wait, 30)
+        yield LlmResponse(content=types.ModelContent(self.second), partial=True)
+        yield LlmResponse(content=types.ModelContent(self.first + self.second), turn_complete=True)
+
+
+def gated_agent(gate: threading.Event) -> LlmAgent:
+    model = GatedModel(first="The answer is coming. ", second="It is 42.", gate=gate)
+    return LlmAgent(name="oracle", model=model)
+
+
+def remember(text: str, tool_context: ToolContext) -> dict:
+    """Remembers a text.
+
+    Args:
+      text: the text to remember.
+    """
+    tool_context.state["remembered"] = text
+    return {"stored": text}
+
+
+def echo_agent() -> LlmAgent:
+    """Calls ``remember`` with the user's text, then answers with it (markup included)."""
+
+    def reply(request: LlmRequest) -> object:
+        last = request.contents[-1].parts[0]
+        if last.function_response is not None:
+            return Stream(["Stored: ", str(last.function_response.response["stored"])])
+        return function_call("remember", {"text": last.text or ""})
+
+    return LlmAgent(name="echo", model=FunctionModel(reply), tools=[remember])
