@@ -32,6 +32,7 @@ from pyadk.sessions.errors import StaleSessionError
 from pyadk.sessions.in_memory_session_service import InMemorySessionService
 from pyadk.sessions.session import Session
 from pyadk.tools.base_toolset import BaseToolset
+from pyadk.utils.fast_models import construct, copy_value
 
 logger = logging.getLogger(__name__)
 
@@ -202,11 +203,12 @@ class Runner:
     ) -> None:
         if message is not None and message.role is None:
             message = message.model_copy(update={"role": "user"})
-        event = Event(
+        event = construct(
+            Event,
             invocation_id=ctx.invocation_id,
             author="user",
             content=message,
-            actions=EventActions(state_delta=dict(state_delta or {})),
+            actions=construct(EventActions, state_delta=copy_value(state_delta or {})),
         )
         await self.session_service.append_event(ctx.session, event)
 

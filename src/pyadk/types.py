@@ -58,6 +58,8 @@ class _Base(BaseModel):
         extra="forbid",
         arbitrary_types_allowed=True,
         use_enum_values=False,
+        # Schemas are built on first use: most programs touch a few of these types.
+        defer_build=True,
     )
 
     def __repr_args__(self) -> Any:
@@ -66,7 +68,7 @@ class _Base(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _accept_genai(cls, data: Any) -> Any:
-        if _is_foreign_model(data):
+        if type(data) is not dict and _is_foreign_model(data):
             return _known_fields(cls, data)
         return data
 

@@ -20,6 +20,7 @@ from pyadk.events.event_actions import EventActions
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus, outcome_state_key
 from pyadk.utils.callbacks import as_callback_list, plugins_then_callbacks
 from pyadk.utils.event_streams import merge_event_streams
+from pyadk.utils.fast_models import construct
 
 logger = logging.getLogger(__name__)
 
@@ -184,11 +185,13 @@ class BaseAgent(BaseModel):
             and ctx.session.state.get(key) in (None, outcome.to_state())
         ):
             return None
-        return Event(
+        return construct(
+            Event,
             invocation_id=ctx.invocation_id,
             author=self.name,
             branch=ctx.branch,
-            actions=EventActions(
+            actions=construct(
+                EventActions,
                 end_of_agent=True,
                 agent_outcome=outcome,
                 state_delta={key: outcome.to_state()},
@@ -229,7 +232,14 @@ class BaseAgent(BaseModel):
     def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:
         return parent_context.model_copy(update={"agent": self})
 
+    def _listens(self, ctx: InvocationContext, hook: str, callbacks: Any) -> bool:
+        """True when a plugin or one of this agent's callbacks listens at ``hook``."""
+        plugins = ctx.plugin_manager
+        return bool(callbacks) or (plugins is not None and plugins.has(hook))
+
     async def _handle_before_agent_callback(self, ctx: InvocationContext) -> Event | None:
+        if not self._listens(ctx, "before_agent_callback", self.before_agent_callback):
+            return None
         callback_context = CallbackContext(ctx)
         content = await plugins_then_callbacks(
             ctx.plugin_manager,
@@ -245,6 +255,8 @@ class BaseAgent(BaseModel):
     async def _handle_after_agent_callback(
         self, ctx: InvocationContext, outcome: AgentOutcome | None = None
     ) -> Event | None:
+        if not self._listens(ctx, "after_agent_callback", self.after_agent_callback):
+            return None
         callback_context = CallbackContext(ctx)
         callback_context.outcome = outcome
         content = await plugins_then_callbacks(

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
 from pyadk.agents.run_config import RunConfig
 from pyadk.events.outcome import AgentOutcome, outcome_state_key
+from pyadk.utils.ids import new_uuid4
 
 if TYPE_CHECKING:
     from pyadk.agents.base_agent import BaseAgent
@@ -26,7 +25,7 @@ class LlmCallsLimitExceededError(Exception):
 
 def new_invocation_context_id() -> str:
     """A fresh invocation id (``e-`` + UUID)."""
-    return "e-" + str(uuid.uuid4())
+    return "e-" + new_uuid4()
 
 
 @dataclass
@@ -62,7 +61,14 @@ class InvocationContext:
 
     def model_copy(self, update: dict[str, Any] | None = None) -> InvocationContext:
         """A copy with some fields changed; shares services, session and counters."""
-        return dataclasses.replace(self, **(update or {}))
+        new = object.__new__(InvocationContext)
+        new.__dict__.update(self.__dict__)
+        if update:
+            for name, value in update.items():
+                if name not in _FIELD_NAMES:
+                    raise TypeError(f"InvocationContext has no field {name!r}.")
+                setattr(new, name, value)
+        return new
 
     def increment_llm_call_count(self) -> None:
         """Counts a model call; raises LlmCallsLimitExceededError past the limit."""
@@ -113,3 +119,6 @@ class InvocationContext:
     def user_id(self) -> str:
         """The session's user id."""
         return self.session.user_id
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(InvocationContext))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
@@ -84,14 +85,16 @@ class LlmAgent(BaseAgent):
     after_tool_callback: ToolCallback | list[ToolCallback] | None = None
     on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
 
-    # Caches, each valid only for the inputs it was computed from (fields may be
-    # reassigned or mutated after a run: ``agent.model = ...``, ``agent.tools.append``).
-    _resolved_model: BaseLlm | None = PrivateAttr(default=None)
-    _resolved_model_name: str | None = PrivateAttr(default=None)
-    _static_tools: list[BaseTool] | None = PrivateAttr(default=None)
-    _static_tools_source: tuple[Any, ...] = PrivateAttr(default=())
-    _flow: BaseLlmFlow | None = PrivateAttr(default=None)
-    _flow_no_transfer: bool | None = PrivateAttr(default=None)
+    # Caches of derived objects (see _Derived).
+    _derived: _Derived = PrivateAttr(default_factory=lambda: _Derived())
+
+    @property
+    def _cache(self) -> _Derived:
+        # Straight from the private-attribute slot: pydantic's __getattr__ is slow.
+        private = self.__pydantic_private__
+        assert private is not None
+        cache: _Derived = private["_derived"]
+        return cache
 
     @field_validator("generate_content_config", mode="before")
     @classmethod
@@ -140,10 +143,11 @@ class LlmAgent(BaseAgent):
 
     def _llm_for_name(self, name: str) -> BaseLlm:
         """The registry's model for ``name``, built once per name."""
-        if self._resolved_model is None or self._resolved_model_name != name:
-            self._resolved_model = LLMRegistry.new_llm(name)
-            self._resolved_model_name = name
-        return self._resolved_model
+        cache = self._cache
+        if cache.model is None or cache.model_name != name:
+            cache.model = LLMRegistry.new_llm(name)
+            cache.model_name = name
+        return cache.model
 
     async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
         """(instruction text, True when it came from a provider and skips templating)."""
@@ -158,8 +162,9 @@ class LlmAgent(BaseAgent):
         from pyadk.tools.base_toolset import BaseToolset
 
         source = tuple(self.tools)
-        if self._static_tools is not None and _same_items(source, self._static_tools_source):
-            return self._static_tools
+        cache = self._cache
+        if cache.tools is not None and _same_items(source, cache.tools_source):
+            return cache.tools
         resolved: list[BaseTool] = []
         has_toolset = False
         for item in self.tools:
@@ -169,8 +174,8 @@ class LlmAgent(BaseAgent):
             else:
                 resolved.append(_as_tool(item))
         if not has_toolset:
-            self._static_tools = resolved
-            self._static_tools_source = source
+            cache.tools = resolved
+            cache.tools_source = source
         return resolved
 
     @property
@@ -222,13 +227,14 @@ class LlmAgent(BaseAgent):
             and self.disallow_transfer_to_peers
             and not self.sub_agents
         )
-        if self._flow is None or self._flow_no_transfer != no_transfer:
+        cache = self._cache
+        if cache.flow is None or cache.flow_no_transfer != no_transfer:
             from pyadk.flows.auto_flow import AutoFlow
             from pyadk.flows.single_flow import SingleFlow
 
-            self._flow = SingleFlow() if no_transfer else AutoFlow()
-            self._flow_no_transfer = no_transfer
-        return self._flow
+            cache.flow = SingleFlow() if no_transfer else AutoFlow()
+            cache.flow_no_transfer = no_transfer
+        return cache.flow
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         async for event in self._llm_flow.run_async(ctx):
@@ -275,6 +281,19 @@ async def _resolve_instruction(
     if isinstance(result, Awaitable):
         result = await result
     return str(result), True
+
+
+@dataclass(slots=True)
+class _Derived:
+    """Caches of an LlmAgent, each valid only for the inputs it was computed from (fields
+    may be reassigned or mutated after a run: ``agent.model = ...``, ``agent.tools.append``)."""
+
+    model: BaseLlm | None = None
+    model_name: str | None = None
+    tools: list[BaseTool] | None = None
+    tools_source: tuple[Any, ...] = ()
+    flow: BaseLlmFlow | None = None
+    flow_no_transfer: bool | None = None
 
 
 def _same_items(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:

@@ -1,7 +1,16 @@
 """Artifacts: versioned files saved by agents and tools, and the services that store them."""
 
+from typing import TYPE_CHECKING
+
 from pyadk.artifacts.base_artifact_service import BaseArtifactService
-from pyadk.artifacts.file_artifact_service import FileArtifactService
 from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+from pyadk.utils.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from pyadk.artifacts.file_artifact_service import FileArtifactService
+
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"FileArtifactService": ".file_artifact_service"}, globals()
+)
 
 __all__ = ["BaseArtifactService", "FileArtifactService", "InMemoryArtifactService"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from typing import Any
 
 from pydantic import ConfigDict, Field
@@ -11,6 +10,7 @@ from pydantic import ConfigDict, Field
 from pyadk import types
 from pyadk.events.event_actions import EventActions
 from pyadk.models.llm_response import LlmResponse
+from pyadk.utils.ids import new_uuid4
 
 
 class Event(LlmResponse):
@@ -27,13 +27,13 @@ class Event(LlmResponse):
     actions: EventActions = Field(default_factory=EventActions)
     long_running_tool_ids: set[str] | None = None
     branch: str | None = None
-    id: str = Field(default_factory=lambda: Event.new_id())
+    id: str = Field(default_factory=new_uuid4)
     timestamp: float = Field(default_factory=time.time)
 
     @staticmethod
     def new_id() -> str:
-        """A fresh random event id."""
-        return str(uuid.uuid4())
+        """A fresh random event id (a UUID4 string)."""
+        return new_uuid4()
 
     def is_final_response(self) -> bool:
         """True when this event ends the agent's step: an answer shown to the user.

@@ -12,21 +12,25 @@ from typing import TYPE_CHECKING
 from pyadk import types
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.llm_agent import LlmAgent
+from pyadk.agents.readonly_context import ReadonlyContext
 from pyadk.agents.run_config import StreamingMode
 from pyadk.errors import ModelTimeoutError
 from pyadk.events.event import Event
 from pyadk.flows import functions
+from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import plugins_then_callbacks
+from pyadk.utils.fast_models import construct, copy_model
 
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.flows.processors.base import BaseLlmRequestProcessor, BaseLlmResponseProcessor
+    from pyadk.utils.callbacks import Callbacks
 
 
 class BaseLlmFlow:
@@ -66,8 +70,8 @@ class BaseLlmFlow:
                 yield event
         if ctx.end_invocation:
             return
-        response_event = Event(
-            invocation_id=ctx.invocation_id, author=ctx.agent.name, branch=ctx.branch
+        response_event = construct(
+            Event, invocation_id=ctx.invocation_id, author=ctx.agent.name, branch=ctx.branch
         )
         async with aclosing(self._call_llm_async(ctx, llm_request, response_event)) as stream:
             async for llm_response in stream:
@@ -75,7 +79,7 @@ class BaseLlmFlow:
                     self._postprocess_async(ctx, llm_request, llm_response, response_event)
                 ) as events:
                     async for event in events:
-                        response_event.id = Event.new_id()
+                        response_event.__dict__["id"] = Event.new_id()
                         yield event
 
     async def _preprocess_async(
@@ -83,37 +87,38 @@ class BaseLlmFlow:
     ) -> AsyncGenerator[Event, None]:
         agent = ctx.agent
         for processor in self.request_processors:
+            if isinstance(processor, SilentRequestProcessor):
+                await processor.process(ctx, llm_request)
+                continue
             async with aclosing(processor.run_async(ctx, llm_request)) as events:
                 async for event in events:
                     yield event
         if not isinstance(agent, LlmAgent):
             return
-        from pyadk.agents.readonly_context import ReadonlyContext
-
-        for tool in await agent.canonical_tools(ReadonlyContext(ctx)):
-            await tool.process_llm_request(tool_context=ToolContext(ctx), llm_request=llm_request)
+        tools = await agent.canonical_tools(ReadonlyContext(ctx))
+        if tools:
+            tool_context = ToolContext(ctx)
+            for tool in tools:
+                await tool.process_llm_request(tool_context=tool_context, llm_request=llm_request)
 
     async def _call_llm_async(
         self, ctx: InvocationContext, llm_request: LlmRequest, response_event: Event
     ) -> AsyncGenerator[LlmResponse, None]:
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
-        callback_context = CallbackContext(ctx, event_actions=response_event.actions)
-        plugins_see_request = ctx.plugin_manager is not None and ctx.plugin_manager.has(
-            "before_model_callback"
-        )
-        if plugins_see_request or agent.before_model_callback:
+        callback_context = _LazyCallbackContext(ctx, response_event)
+        if _has_hook(ctx, "before_model_callback", agent.before_model_callback):
             # Callbacks may edit the request: give them history they cannot corrupt.
-            llm_request.contents = [c.model_copy(deep=True) for c in llm_request.contents]
-        response = await plugins_then_callbacks(
-            ctx.plugin_manager,
-            "before_model_callback",
-            {"callback_context": callback_context, "llm_request": llm_request},
-            agent.before_model_callback,
-        )
-        if response is not None:
-            yield LlmResponse.model_validate(response)
-            return
+            llm_request.contents = [copy_model(c) for c in llm_request.contents]
+            response = await plugins_then_callbacks(
+                ctx.plugin_manager,
+                "before_model_callback",
+                {"callback_context": callback_context.get(), "llm_request": llm_request},
+                agent.before_model_callback,
+            )
+            if response is not None:
+                yield LlmResponse.model_validate(response)
+                return
         llm = agent.canonical_model
         stream = ctx.run_config.streaming_mode == StreamingMode.SSE
         retry = agent.model_retry
@@ -150,14 +155,16 @@ class BaseLlmFlow:
                 return
 
     async def _after_model(
-        self, ctx: InvocationContext, callback_context: CallbackContext, response: LlmResponse
+        self, ctx: InvocationContext, callback_context: _LazyCallbackContext, response: LlmResponse
     ) -> LlmResponse:
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
+        if not _has_hook(ctx, "after_model_callback", agent.after_model_callback):
+            return response
         altered = await plugins_then_callbacks(
             ctx.plugin_manager,
             "after_model_callback",
-            {"callback_context": callback_context, "llm_response": response},
+            {"callback_context": callback_context.get(), "llm_response": response},
             agent.after_model_callback,
         )
         return response if altered is None else LlmResponse.model_validate(altered)
@@ -165,7 +172,7 @@ class BaseLlmFlow:
     async def _on_model_error(
         self,
         ctx: InvocationContext,
-        callback_context: CallbackContext,
+        callback_context: _LazyCallbackContext,
         llm_request: LlmRequest,
         error: Exception,
     ) -> LlmResponse | None:
@@ -174,7 +181,11 @@ class BaseLlmFlow:
         recovered = await plugins_then_callbacks(
             ctx.plugin_manager,
             "on_model_error_callback",
-            {"callback_context": callback_context, "llm_request": llm_request, "error": error},
+            {
+                "callback_context": callback_context.get(),
+                "llm_request": llm_request,
+                "error": error,
+            },
             agent.on_model_error_callback,
         )
         return None if recovered is None else LlmResponse.model_validate(recovered)
@@ -222,16 +233,18 @@ def _finalize_event(
     llm_response: LlmResponse, response_event: Event, llm_request: LlmRequest
 ) -> Event:
     """The event for one model response, built on the step's event template."""
-    fields = {k: getattr(llm_response, k) for k in llm_response.model_fields_set}
+    values = llm_response.__dict__
+    fields = {k: values[k] for k in llm_response.model_fields_set}
     # A partial chunk gets a snapshot: later changes to the step's actions (e.g. the
     # output_key delta of the aggregated answer) must not show up on chunks already yielded.
     actions = response_event.actions
-    event = Event(
+    event = construct(
+        Event,
         invocation_id=response_event.invocation_id,
         author=response_event.author,
         branch=response_event.branch,
         id=response_event.id,
-        actions=actions.model_copy(deep=True) if llm_response.partial else actions,
+        actions=copy_model(actions) if llm_response.partial else actions,
         **fields,
     )
     if event.content is not None and not event.partial:
@@ -279,3 +292,24 @@ async def _with_deadline(
                     f"Model call of agent {agent_name!r} timed out after {seconds:g} s."
                 ) from None
             yield response
+
+
+class _LazyCallbackContext:
+    """The model callbacks' CallbackContext, built only when a callback runs."""
+
+    __slots__ = ("_built", "_ctx", "_event")
+
+    def __init__(self, ctx: InvocationContext, response_event: Event) -> None:
+        self._ctx = ctx
+        self._event = response_event
+        self._built: CallbackContext | None = None
+
+    def get(self) -> CallbackContext:
+        if self._built is None:
+            self._built = CallbackContext(self._ctx, event_actions=self._event.actions)
+        return self._built
+
+
+def _has_hook(ctx: InvocationContext, hook: str, callbacks: Callbacks) -> bool:
+    """True when a plugin or an agent callback listens at ``hook``."""
+    return bool(callbacks) or (ctx.plugin_manager is not None and ctx.plugin_manager.has(hook))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
@@ -13,6 +12,7 @@ from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import plugins_then_callbacks
+from pyadk.utils.ids import new_uuid4
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -23,7 +23,7 @@ CLIENT_CALL_ID_PREFIX = "adk-"
 
 def new_function_call_id() -> str:
     """An id for a function call the model left without one."""
-    return CLIENT_CALL_ID_PREFIX + str(uuid.uuid4())
+    return CLIENT_CALL_ID_PREFIX + new_uuid4()
 
 
 def populate_client_function_call_ids(event: Event) -> None:

@@ -30,6 +30,7 @@ from pyadk.sessions.errors import (
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
 from pyadk.sessions.state_scopes import merge_scoped_state, split_scoped_state
+from pyadk.utils.fast_models import copy_model
 
 
 @dataclass
@@ -270,8 +271,8 @@ class InMemorySessionService(BaseSessionService):
 
 
 def _private_copy(event: Event) -> Event:
-    """A deep copy of ``event`` (a dump and re-validation: twice as fast as deepcopy)."""
-    return Event.model_validate(event.model_dump())
+    """A deep copy of ``event`` (same set fields; nothing shared but immutable values)."""
+    return copy_model(event)
 
 
 __all__ = ["InMemorySessionService", "State"]

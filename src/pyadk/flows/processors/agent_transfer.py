@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from functools import lru_cache
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.events.event import Event
-from pyadk.flows.processors.base import BaseLlmRequestProcessor
+from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.tools.transfer_to_agent_tool import TransferToAgentTool
 
@@ -36,12 +34,10 @@ def transfer_instruction(agent: LlmAgent, targets: list[BaseAgent]) -> str:
     return "\n".join(lines)
 
 
-class AgentTransferRequestProcessor(BaseLlmRequestProcessor):
+class AgentTransferRequestProcessor(SilentRequestProcessor):
     """Adds ``transfer_to_agent`` limited to sub-agents, and parent/peers when allowed."""
 
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
+    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent):
             return
@@ -50,8 +46,6 @@ class AgentTransferRequestProcessor(BaseLlmRequestProcessor):
             return
         llm_request.append_instructions([transfer_instruction(agent, targets)])
         llm_request.append_tools([_transfer_tool(tuple(t.name for t in targets))])
-        return
-        yield
 
 
 request_processor = AgentTransferRequestProcessor()

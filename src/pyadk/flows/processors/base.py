@@ -23,6 +23,26 @@ class BaseLlmRequestProcessor(abc.ABC):
         """Updates ``llm_request`` in place."""
 
 
+class SilentRequestProcessor(BaseLlmRequestProcessor):
+    """A request processor that never yields events: it implements :meth:`process`.
+
+    The flow awaits ``process`` directly, skipping the async-generator machinery that
+    :meth:`run_async` (kept for callers that expect it) needs.
+    """
+
+    @abc.abstractmethod
+    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+        """Updates ``llm_request`` in place."""
+
+    async def run_async(
+        self, invocation_context: InvocationContext, llm_request: LlmRequest
+    ) -> AsyncGenerator[Event, None]:
+        """Runs :meth:`process`; yields nothing."""
+        await self.process(invocation_context, llm_request)
+        return
+        yield  # pragma: no cover
+
+
 class BaseLlmResponseProcessor(abc.ABC):
     """Reads or rewrites the model's response; may yield events."""
 

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-
 from pyadk import types
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.events.event import Event
-from pyadk.flows.processors.base import BaseLlmRequestProcessor
+from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 
 
-class BasicRequestProcessor(BaseLlmRequestProcessor):
+class BasicRequestProcessor(SilentRequestProcessor):
     """Sets ``model`` and copies the agent's ``generate_content_config`` into the request."""
 
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
+    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if isinstance(agent, LlmAgent):
             llm_request.model = agent.canonical_model.model
@@ -25,8 +20,6 @@ class BasicRequestProcessor(BaseLlmRequestProcessor):
             llm_request.config = (
                 config.model_copy(deep=True) if config else types.GenerateContentConfig()
             )
-        return
-        yield
 
 
 request_processor = BasicRequestProcessor()

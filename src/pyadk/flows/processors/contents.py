@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncGenerator, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
+
+from pydantic_core import to_json
 
 from pyadk import types
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events.event import Event
-from pyadk.flows.processors.base import BaseLlmRequestProcessor
+from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.flows.processors.contents_cache import CachedHistory, HistoryCache
 from pyadk.models.llm_request import LlmRequest
+from pyadk.utils.fast_models import construct, copy_model
 
 
-class ContentsRequestProcessor(BaseLlmRequestProcessor):
+class ContentsRequestProcessor(SilentRequestProcessor):
     """Builds ``llm_request.contents`` from the session events.
 
     Keeps the events of the agent's branch, shows other agents' turns as context
@@ -23,9 +25,7 @@ class ContentsRequestProcessor(BaseLlmRequestProcessor):
     ``include_contents='none'`` keeps only the current turn.
     """
 
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
+    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent):
             return
@@ -43,8 +43,6 @@ class ContentsRequestProcessor(BaseLlmRequestProcessor):
                 invocation_context.branch,
             ),
         )
-        return
-        yield
 
 
 request_processor = ContentsRequestProcessor()
@@ -116,9 +114,7 @@ def _as_model_content(event: Event, agent_name: str) -> types.Content:
         return _as_context(event)
     # A new Content and parts list; the parts themselves are shared with the session.
     # The flow deep-copies them before user callbacks can see them.
-    return types.Content.model_construct(
-        role=event.content.role, parts=list(event.content.parts or [])
-    )
+    return construct(types.Content, role=event.content.role, parts=list(event.content.parts or []))
 
 
 def _has_content(event: Event) -> bool:
@@ -139,36 +135,39 @@ def _current_turn_start(events: list[Event], agent_name: str) -> int:
 def _as_context(event: Event) -> types.Content:
     """Another agent's turn, rewritten as user-side context."""
     assert event.content is not None
-    parts = [types.Part(text="For context:")]
+    author = event.author
+    parts = [_text_part("For context:")]
     for part in event.content.parts or []:
         if part.thought:
             continue
         if part.text:
-            parts.append(types.Part(text=f"[{event.author}] said: {part.text}"))
+            parts.append(_text_part(f"[{author}] said: {part.text}"))
         elif part.function_call:
             call = part.function_call
             parts.append(
-                types.Part(
-                    text=f"[{event.author}] called tool `{call.name}` with arguments: "
-                    f"{_to_json(call.args)}"
+                _text_part(
+                    f"[{author}] called tool `{call.name}` with arguments: {_to_json(call.args)}"
                 )
             )
         elif part.function_response:
             response = part.function_response
             parts.append(
-                types.Part(
-                    text=f"[{event.author}] tool `{response.name}` returned: "
-                    f"{_to_json(response.response)}"
+                _text_part(
+                    f"[{author}] tool `{response.name}` returned: {_to_json(response.response)}"
                 )
             )
         else:
-            parts.append(part.model_copy(deep=True))
-    return types.Content(role="user", parts=parts)
+            parts.append(copy_model(part))
+    return construct(types.Content, role="user", parts=parts)
+
+
+def _text_part(text: str) -> types.Part:
+    return construct(types.Part, text=text)
 
 
 def _to_json(value: Any) -> str:
     try:
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return to_json(value, fallback=str).decode()
     except (TypeError, ValueError):
         return str(value)
 

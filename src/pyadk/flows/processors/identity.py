@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-
 from pyadk.agents.invocation_context import InvocationContext
-from pyadk.events.event import Event
-from pyadk.flows.processors.base import BaseLlmRequestProcessor
+from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 
 
@@ -18,16 +15,12 @@ def identity_instruction(name: str, description: str) -> str:
     return text
 
 
-class IdentityRequestProcessor(BaseLlmRequestProcessor):
+class IdentityRequestProcessor(SilentRequestProcessor):
     """Adds the agent's name and description to the system instruction."""
 
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
+    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         llm_request.append_instructions([identity_instruction(agent.name, agent.description)])
-        return
-        yield
 
 
 request_processor = IdentityRequestProcessor()

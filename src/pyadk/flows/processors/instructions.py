@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.readonly_context import ReadonlyContext
-from pyadk.events.event import Event
-from pyadk.flows.processors.base import BaseLlmRequestProcessor
+from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.utils.instructions_utils import inject_session_state
 
 
-class InstructionsRequestProcessor(BaseLlmRequestProcessor):
+class InstructionsRequestProcessor(SilentRequestProcessor):
     """Appends the root's global instruction and the agent's instruction.
 
     String instructions are templates; provider results are used as returned.
     """
 
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
+    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent):
             return
@@ -37,8 +32,6 @@ class InstructionsRequestProcessor(BaseLlmRequestProcessor):
             if not bypass:
                 text = await inject_session_state(text, readonly)
             llm_request.append_instructions([text])
-        return
-        yield
 
 
 request_processor = InstructionsRequestProcessor()

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.events.event import Event
-from pyadk.flows.processors.base import BaseLlmRequestProcessor
+from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.tools.set_model_response_tool import SetModelResponseTool
 
 
-class OutputSchemaRequestProcessor(BaseLlmRequestProcessor):
+class OutputSchemaRequestProcessor(SilentRequestProcessor):
     """Asks for JSON matching ``output_schema``.
 
     Without tools or transfer targets the schema goes to the model as its response
@@ -20,9 +17,7 @@ class OutputSchemaRequestProcessor(BaseLlmRequestProcessor):
     through the ``set_model_response`` tool, whose arguments are the schema.
     """
 
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
+    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent) or agent.output_schema is None:
             return
@@ -36,8 +31,6 @@ class OutputSchemaRequestProcessor(BaseLlmRequestProcessor):
             ]
         )
         llm_request.append_tools([SetModelResponseTool(agent.output_schema)])
-        return
-        yield
 
 
 request_processor = OutputSchemaRequestProcessor()

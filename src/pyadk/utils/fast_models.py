@@ -1,0 +1,112 @@
+"""Fast paths for the framework's own pydantic objects: construction and deep copies.
+
+Events, requests and contexts are built many times per turn from values the framework
+has already validated. ``Model(...)`` validates them again and pydantic's
+``model_construct`` inspects every default factory's signature on each call;
+:func:`construct` builds the object from a per-class plan instead. ``model_copy(deep=True)``
+goes through ``copy.deepcopy`` (a memo dict, the reduce protocol); :func:`copy_model`
+walks the object once, copying containers and models and sharing immutable leaves.
+Neither validates: use them only on values of the right types.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+_M = TypeVar("_M", bound=BaseModel)
+
+_LEAVES = frozenset({str, int, float, bool, bytes, type(None), frozenset})
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+_Plan = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]
+_plans: dict[type[BaseModel], _Plan] = {}
+_MUTABLE_DEFAULTS = (list, dict, set)
+
+
+def _plan(cls: type[BaseModel]) -> _Plan:
+    static: dict[str, Any] = {}
+    factories: list[tuple[str, Callable[[], Any]]] = []
+    for name, info in cls.model_fields.items():
+        if info.default_factory is not None:
+            factories.append((name, info.default_factory))  # type: ignore[arg-type]
+        elif info.is_required():
+            continue
+        elif isinstance(info.default, _MUTABLE_DEFAULTS):
+            factories.append((name, functools.partial(copy.deepcopy, info.default)))
+        else:
+            static[name] = info.default
+    plan = (static, tuple(factories))
+    _plans[cls] = plan
+    return plan
+
+
+def construct(cls: type[_M], **values: Any) -> _M:
+    """``cls(**values)`` without validation: defaults filled in, ``values`` marked set.
+
+    ``values`` must be keyed by field name and already of the fields' types."""
+    static, factories = _plans.get(cls) or _plan(cls)
+    data = dict(static)
+    for name, factory in factories:
+        if name not in values:
+            data[name] = factory()
+    data.update(values)
+    new = _new(cls)
+    _set(new, "__dict__", data)
+    _set(new, "__pydantic_fields_set__", set(values))
+    _set(new, "__pydantic_extra__", None)
+    private = cls.__private_attributes__
+    _set(
+        new,
+        "__pydantic_private__",
+        {k: v.get_default() for k, v in private.items()} if private else None,
+    )
+    return new
+
+
+def copy_model(model: _M) -> _M:
+    """A deep copy of ``model``: same class, same set fields, nothing shared but
+    immutable values."""
+    new = _new(type(model))
+    leaves = _LEAVES
+    _set(
+        new,
+        "__dict__",
+        {
+            k: v if type(v) in leaves else copy_value(v)
+            for k, v in model.__dict__.items()
+        },
+    )
+    _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    extra = model.__pydantic_extra__
+    _set(new, "__pydantic_extra__", None if extra is None else copy_value(extra))
+    private = model.__pydantic_private__
+    _set(new, "__pydantic_private__", None if private is None else copy.deepcopy(private))
+    return new
+
+
+def copy_value(value: Any) -> Any:
+    """A deep copy of a value found in a model (models, lists, dicts, sets, leaves)."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is dict:
+        return {k: copy_value(v) for k, v in value.items()}
+    if kind is list:
+        return [copy_value(v) for v in value]
+    if isinstance(value, BaseModel):
+        return copy_model(value)
+    if kind is set:
+        return {copy_value(v) for v in value}
+    if kind is tuple:
+        return tuple(copy_value(v) for v in value)
+    if isinstance(value, (str, int, float, bytes)):  # subclasses, e.g. str enums
+        return value
+    return copy.deepcopy(value)
