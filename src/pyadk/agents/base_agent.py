@@ -278,7 +278,8 @@ class BaseAgent(BaseModel):
             content = types.Content.model_validate(content)
             if content.role is None:
                 content.role = "model"
-        return Event(
+        return construct(
+            Event,
             invocation_id=ctx.invocation_id,
             author=self.name,
             branch=ctx.branch,

@@ -9,6 +9,7 @@ from pyadk.agents.readonly_context import ReadonlyContext
 from pyadk.events.event_actions import EventActions
 from pyadk.events.outcome import AgentOutcome
 from pyadk.sessions.state import State
+from pyadk.utils.fast_models import construct
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -24,7 +25,7 @@ class CallbackContext(ReadonlyContext):
         event_actions: EventActions | None = None,
     ) -> None:
         super().__init__(invocation_context)
-        self._event_actions = event_actions or EventActions()
+        self._event_actions = event_actions or construct(EventActions)
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
         self.outcome: AgentOutcome | None = None
         """In an after-agent callback: how the agent's run ended."""

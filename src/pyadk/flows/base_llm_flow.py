@@ -16,6 +16,7 @@ from pyadk.agents.readonly_context import ReadonlyContext
 from pyadk.agents.run_config import StreamingMode
 from pyadk.errors import ModelTimeoutError
 from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions
 from pyadk.flows import functions
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
@@ -64,10 +65,13 @@ class BaseLlmFlow:
                 raise ValueError("Last event of a step should not be partial.")
 
     async def _run_one_step_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        llm_request = LlmRequest()
-        async with aclosing(self._preprocess_async(ctx, llm_request)) as events:
-            async for event in events:
-                yield event
+        llm_request = construct(LlmRequest)
+        if all(isinstance(p, SilentRequestProcessor) for p in self.request_processors):
+            await self._preprocess_silently(ctx, llm_request)
+        else:
+            async with aclosing(self._preprocess_async(ctx, llm_request)) as events:
+                async for event in events:
+                    yield event
         if ctx.end_invocation:
             return
         response_event = construct(
@@ -75,17 +79,30 @@ class BaseLlmFlow:
         )
         async with aclosing(self._call_llm_async(ctx, llm_request, response_event)) as stream:
             async for llm_response in stream:
-                async with aclosing(
-                    self._postprocess_async(ctx, llm_request, llm_response, response_event)
-                ) as events:
+                if self.response_processors:
+                    async with aclosing(self._postprocess_async(ctx, llm_response)) as events:
+                        async for event in events:
+                            yield event
+                if (
+                    llm_response.content is None
+                    and not llm_response.error_code
+                    and not llm_response.interrupted
+                ):
+                    continue
+                event = _finalize_event(llm_response, response_event, llm_request)
+                response_event.__dict__["id"] = Event.new_id()  # the next chunk's id
+                yield event
+                if event.partial or not event.get_function_calls():
+                    continue
+                async with aclosing(self._handle_function_calls(ctx, event, llm_request)) as events:
                     async for event in events:
-                        response_event.__dict__["id"] = Event.new_id()
                         yield event
 
     async def _preprocess_async(
         self, ctx: InvocationContext, llm_request: LlmRequest
     ) -> AsyncGenerator[Event, None]:
-        agent = ctx.agent
+        """Runs the request processors in order (yielding their events), then the tools'
+        request hooks."""
         for processor in self.request_processors:
             if isinstance(processor, SilentRequestProcessor):
                 await processor.process(ctx, llm_request)
@@ -93,6 +110,16 @@ class BaseLlmFlow:
             async with aclosing(processor.run_async(ctx, llm_request)) as events:
                 async for event in events:
                     yield event
+        await self._process_tools(ctx, llm_request)
+
+    async def _preprocess_silently(self, ctx: InvocationContext, llm_request: LlmRequest) -> None:
+        """:meth:`_preprocess_async` when no processor yields events."""
+        for processor in self.request_processors:
+            await processor.process(ctx, llm_request)  # type: ignore[attr-defined]
+        await self._process_tools(ctx, llm_request)
+
+    async def _process_tools(self, ctx: InvocationContext, llm_request: LlmRequest) -> None:
+        agent = ctx.agent
         if not isinstance(agent, LlmAgent):
             return
         tools = await agent.canonical_tools(ReadonlyContext(ctx))
@@ -191,27 +218,22 @@ class BaseLlmFlow:
         return None if recovered is None else LlmResponse.model_validate(recovered)
 
     async def _postprocess_async(
-        self,
-        ctx: InvocationContext,
-        llm_request: LlmRequest,
-        llm_response: LlmResponse,
-        response_event: Event,
+        self, ctx: InvocationContext, llm_response: LlmResponse
     ) -> AsyncGenerator[Event, None]:
+        """Runs the response processors in order, yielding their events."""
         for processor in self.response_processors:
             async with aclosing(processor.run_async(ctx, llm_response)) as events:
                 async for event in events:
                     yield event
-        if (
-            llm_response.content is None
-            and not llm_response.error_code
-            and not llm_response.interrupted
-        ):
-            return
-        event = _finalize_event(llm_response, response_event, llm_request)
-        yield event
-        if event.partial or not event.get_function_calls():
-            return
-        response = await functions.handle_function_calls_async(ctx, event, llm_request.tools_dict)
+
+    async def _handle_function_calls(
+        self, ctx: InvocationContext, call_event: Event, llm_request: LlmRequest
+    ) -> AsyncGenerator[Event, None]:
+        """Runs the calls of ``call_event``; yields their responses, a structured answer,
+        and the events of the agent they transfer to."""
+        response = await functions.handle_function_calls_async(
+            ctx, call_event, llm_request.tools_dict
+        )
         if response is None:
             return
         yield response
@@ -244,7 +266,7 @@ def _finalize_event(
         author=response_event.author,
         branch=response_event.branch,
         id=response_event.id,
-        actions=copy_model(actions) if llm_response.partial else actions,
+        actions=_snapshot(actions) if llm_response.partial else actions,
         **fields,
     )
     if event.content is not None and not event.partial:
@@ -313,3 +335,10 @@ class _LazyCallbackContext:
 def _has_hook(ctx: InvocationContext, hook: str, callbacks: Callbacks) -> bool:
     """True when a plugin or an agent callback listens at ``hook``."""
     return bool(callbacks) or (ctx.plugin_manager is not None and ctx.plugin_manager.has(hook))
+
+
+def _snapshot(actions: EventActions) -> EventActions:
+    """A copy of ``actions`` for a partial chunk (a fresh object when nothing is set)."""
+    if actions.model_fields_set or not actions.is_empty():
+        return copy_model(actions)
+    return construct(EventActions)

@@ -12,6 +12,7 @@ from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import plugins_then_callbacks
+from pyadk.utils.fast_models import construct
 from pyadk.utils.ids import new_uuid4
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ async def handle_function_calls_async(
             raise errors.exceptions[0] from None
         results = [task.result() for task in tasks]
     parts: list[types.Part] = []
-    actions = EventActions()
+    actions = construct(EventActions)
     for result in results:
         if result is None:
             continue
@@ -77,11 +78,12 @@ async def handle_function_calls_async(
         actions.merge(call_actions)
     if not parts:
         return None
-    return Event(
+    return construct(
+        Event,
         invocation_id=ctx.invocation_id,
         author=ctx.agent.name,
         branch=ctx.branch,
-        content=types.Content(role="user", parts=parts),
+        content=construct(types.Content, role="user", parts=parts),
         actions=actions,
     )
 
@@ -110,8 +112,11 @@ async def _execute_call(
             return None
     if not isinstance(response, dict):
         response = {"result": response}
-    part = types.Part(
-        function_response=types.FunctionResponse(id=call.id, name=name, response=response)
+    part = construct(
+        types.Part,
+        function_response=construct(
+            types.FunctionResponse, id=call.id, name=name, response=response
+        ),
     )
     return part, tool_context.actions
 

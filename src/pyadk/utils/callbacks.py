@@ -51,10 +51,12 @@ async def plugins_then_callbacks(
     ``callback_kwargs`` defaults to ``plugin_kwargs`` (some hooks name arguments
     differently for plugins and for agent callbacks).
     """
-    if plugin_manager is not None:
+    if plugin_manager is not None and plugin_manager.has(hook):
         result = await plugin_manager.run(hook, **plugin_kwargs)
         if result is not None:
             return result
+    if not callbacks:
+        return None
     return await first_result(
         callbacks, **(plugin_kwargs if callback_kwargs is None else callback_kwargs)
     )

@@ -28,15 +28,16 @@ async def merge_event_streams(
     ends). After ``timeout`` seconds every stream is cancelled and ``timeout_error()``
     is raised.
     """
-    queue: asyncio.Queue[tuple[object, asyncio.Event | None]] = asyncio.Queue()
+    queue: asyncio.Queue[tuple[object, asyncio.Future[None] | None]] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
 
     async def pump(stream: AsyncGenerator[Event, None]) -> None:
         try:
             async with aclosing(stream) as events:
                 async for event in events:
-                    consumed = asyncio.Event()
+                    consumed: asyncio.Future[None] = loop.create_future()
                     queue.put_nowait((event, consumed))
-                    await consumed.wait()
+                    await consumed
         except Exception as exc:
             queue.put_nowait((exc, None))
         finally:
@@ -44,7 +45,7 @@ async def merge_event_streams(
 
     tasks = [asyncio.create_task(pump(stream)) for stream in streams]
     remaining = len(tasks)
-    deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+    deadline = None if timeout is None else loop.time() + timeout
     try:
         while remaining:
             if deadline is None:
@@ -63,7 +64,8 @@ async def merge_event_streams(
             else:
                 assert consumed is not None
                 yield item  # type: ignore[misc]
-                consumed.set()
+                if not consumed.done():
+                    consumed.set_result(None)
     finally:
         for task in tasks:
             task.cancel()

@@ -35,8 +35,11 @@ def _plan(cls: type[BaseModel]) -> _Plan:
     static: dict[str, Any] = {}
     factories: list[tuple[str, Callable[[], Any]]] = []
     for name, info in cls.model_fields.items():
-        if info.default_factory is not None:
-            factories.append((name, info.default_factory))  # type: ignore[arg-type]
+        factory = info.default_factory
+        if isinstance(factory, type) and issubclass(factory, BaseModel):
+            factories.append((name, functools.partial(construct, factory)))
+        elif factory is not None:
+            factories.append((name, factory))  # type: ignore[arg-type]
         elif info.is_required():
             continue
         elif isinstance(info.default, _MUTABLE_DEFAULTS):
@@ -79,10 +82,7 @@ def copy_model(model: _M) -> _M:
     _set(
         new,
         "__dict__",
-        {
-            k: v if type(v) in leaves else copy_value(v)
-            for k, v in model.__dict__.items()
-        },
+        {k: v if type(v) in leaves else copy_value(v) for k, v in model.__dict__.items()},
     )
     _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
     extra = model.__pydantic_extra__
