@@ -12,12 +12,16 @@ the agent's reply (two events, one with a state delta). Scenarios, per backend:
 - reused session: turns appended to one session.
 - 10,000 events: turns appended to a session that already holds 10,000 events, then
   ``get_session`` of all of it and of the last 20 events.
-- runner: full ``Runner.run_async`` turns (offline model), new and reused session.
+- runner: full ``Runner.run_async`` turns (offline model), new and reused session; and
+  on the session of 10,000 events, by a new service (as after a restart): its first
+  turn, then the next ones.
 - concurrent: 8 tasks on 8 sessions; and 4 tasks on one session, retrying when refused.
 
 Bytes/turn is the growth of the database on disk (tables and indexes) while the
-10,000 events were written, divided by 5,000 turns. PostgreSQL is a throwaway server
-from the distribution's binaries (skipped if none), with its default durability.
+10,000 events were written, divided by 5,000 turns. Files go to the system's temporary
+directory (``--dir`` to choose): on a disk, ``sqlite-full`` pays one fsync per commit.
+PostgreSQL is a throwaway server from the distribution's binaries (skipped if none),
+with its default durability.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from pyadk.sessions.base_session_service import GetSessionConfig
 from pyadk.testing import FunctionModel
 
 APP, USER = "bench", "user"
-BACKENDS = ("memory", "sqlite", "sqlite-normal", "postgresql")
+BACKENDS = ("memory", "sqlite", "sqlite-full", "postgresql")
 
 
 def user_event(i: int) -> Event:
@@ -108,7 +112,7 @@ async def backend(name: str, workdir: Path) -> AsyncIterator[Backend | None]:
         yield Backend(name, InMemorySessionService, _no_size)
     elif name.startswith("sqlite"):
         path = workdir / f"{name}.db"
-        sync = "NORMAL" if name.endswith("normal") else "FULL"
+        sync = "FULL" if name.endswith("full") else "NORMAL"  # NORMAL: the default
         yield Backend(name, lambda: SqliteSessionService(path, synchronous=sync),
                       lambda: _sqlite_size(path))  # fmt: skip
     else:
@@ -198,12 +202,17 @@ async def measure(b: Backend, turns: int, long_events: int) -> dict[str, Any]:
     out["get_last_20_events_ms"] = round(recent * 1000, 2)
 
     out.update(await runner_turns(service, max(turns // 4, 10)))
+    restarted = service if b.name == "memory" else b.make()  # memory: nothing to reopen
+    out.update(await long_session_runner_turns(restarted, "long", 20))
+    if restarted is not service:
+        await restarted.close()
     out.update(await concurrent(service, turns))
     await service.close()
     return out
 
 
-async def runner_turns(service: BaseSessionService, turns: int) -> dict[str, Any]:
+def _runner(service: BaseSessionService) -> Callable[[str], Awaitable[None]]:
+    """Runs one Runner turn (offline model) on a session of ``service``."""
     model = FunctionModel(lambda request: "It is sunny.")
     runner = Runner(app_name=APP, agent=LlmAgent(name="assistant", model=model),
                     session_service=service)  # fmt: skip
@@ -213,6 +222,12 @@ async def runner_turns(service: BaseSessionService, turns: int) -> dict[str, Any
         async for _ in runner.run_async(user_id=USER, session_id=session_id,
                                         new_message=message):  # fmt: skip
             pass
+
+    return run
+
+
+async def runner_turns(service: BaseSessionService, turns: int) -> dict[str, Any]:
+    run = _runner(service)
 
     async def fresh() -> None:
         for _ in range(turns):
@@ -227,6 +242,25 @@ async def runner_turns(service: BaseSessionService, turns: int) -> dict[str, Any
     return {
         "runner_new_session_turns_per_s": rate(turns, await timed(fresh)),
         "runner_reused_session_turns_per_s": rate(turns, await timed(same)),
+    }
+
+
+async def long_session_runner_turns(
+    service: BaseSessionService, session_id: str, turns: int
+) -> dict[str, Any]:
+    """Runner turns on the long session by a new service (a restarted process): its
+    first turn reads the whole session, the next ones only what they have not seen."""
+    run = _runner(service)
+    first = await timed(lambda: run(session_id))
+
+    async def later() -> None:
+        for _ in range(turns):
+            await run(session_id)
+
+    seconds = await timed(later)
+    return {
+        "runner_first_turn_on_long_session_ms": round(first * 1000, 1),
+        "runner_turns_per_s_on_long_session": rate(turns, seconds),
     }
 
 
@@ -284,10 +318,11 @@ async def main() -> None:
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--quick", action="store_true", help="fewer turns, 2,000 events")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--dir", type=Path, help="where the SQLite files go")
     args = parser.parse_args()
     turns, long_events = (100, 2_000) if args.quick else (400, 10_000)
     results = []
-    with tempfile.TemporaryDirectory(prefix="pyadk-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="pyadk-bench-", dir=args.dir) as tmp:
         for name in args.backends.split(","):
             print(f"measuring {name} ...", file=sys.stderr)
             async with backend(name, Path(tmp)) as b:

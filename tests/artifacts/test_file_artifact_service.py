@@ -11,6 +11,7 @@ import pytest
 
 from pyadk import types
 from pyadk.artifacts import FileArtifactService, InMemoryArtifactService
+from pyadk.testing.artifact_conformance import ArtifactServiceConformance
 
 IDS = {"app_name": "app", "user_id": "u1", "session_id": "s1"}
 
@@ -24,69 +25,21 @@ def root(tmp_path: Path) -> Path:
     return tmp_path / "artifacts"
 
 
-@pytest.fixture(params=["file", "memory"])
-def service(request, root):
-    return FileArtifactService(root) if request.param == "file" else InMemoryArtifactService()
+# -- the contract, for both services (pyadk.testing.artifact_conformance) ---------------
 
 
-# -- the contract, for both services ------------------------------------------------------
+class TestFileArtifactContract(ArtifactServiceConformance):
+    @pytest.fixture(autouse=True)
+    def _root(self, root: Path) -> None:
+        self.root = root
+
+    async def make_service(self) -> FileArtifactService:
+        return FileArtifactService(self.root)
 
 
-async def test_versions_count_from_zero_and_load_any_of_them(service):
-    for value in ("one", "two", "three"):
-        await service.save_artifact(**IDS, filename="a.txt", artifact=text(value))
-    assert await service.list_versions(**IDS, filename="a.txt") == [0, 1, 2]
-    assert (await service.load_artifact(**IDS, filename="a.txt")).text == "three"
-    assert (await service.load_artifact(**IDS, filename="a.txt", version=0)).text == "one"
-    assert await service.load_artifact(**IDS, filename="a.txt", version=3) is None
-    assert await service.load_artifact(**IDS, filename="a.txt", version=-1) is None
-    assert await service.load_artifact(**IDS, filename="missing") is None
-    assert await service.list_versions(**IDS, filename="missing") == []
-
-
-async def test_bytes_and_mime_type_round_trip(service):
-    part = types.Part(inline_data=types.Blob(mime_type="image/png", data=bytes(range(256))))
-    await service.save_artifact(**IDS, filename="img.png", artifact=part)
-    assert await service.load_artifact(**IDS, filename="img.png") == part
-
-
-async def test_session_files_are_private_and_user_files_shared(service):
-    await service.save_artifact(**IDS, filename="notes", artifact=text("s1"))
-    await service.save_artifact(**IDS, filename="user:profile", artifact=text("shared"))
-    other = {**IDS, "session_id": "s2"}
-    assert await service.load_artifact(**other, filename="notes") is None
-    assert (await service.load_artifact(**other, filename="user:profile")).text == "shared"
-    assert await service.list_artifact_keys(**other) == ["user:profile"]
-    assert await service.list_artifact_keys(**IDS) == ["notes", "user:profile"]
-    stranger = {**IDS, "user_id": "u2"}
-    assert await service.list_artifact_keys(**stranger) == []
-
-
-async def test_delete_removes_every_version_and_only_that_file(service):
-    await service.save_artifact(**IDS, filename="a", artifact=text("1"))
-    await service.save_artifact(**IDS, filename="a", artifact=text("2"))
-    await service.save_artifact(**IDS, filename="b", artifact=text("keep"))
-    await service.delete_artifact(**IDS, filename="a")
-    await service.delete_artifact(**IDS, filename="never")
-    assert await service.list_artifact_keys(**IDS) == ["b"]
-    assert await service.load_artifact(**IDS, filename="a") is None
-    assert await service.save_artifact(**IDS, filename="a", artifact=text("new")) == 0
-
-
-async def test_bad_filenames_and_artifacts_are_refused(service):
-    with pytest.raises(ValueError, match="must not be empty"):
-        await service.save_artifact(**IDS, filename="user:", artifact=text("x"))
-    with pytest.raises(TypeError, match=r"must be a types\.Part"):
-        await service.save_artifact(**IDS, filename="a", artifact=b"raw")  # type: ignore[arg-type]
-
-
-async def test_saved_part_is_a_copy(service):
-    part = text("before")
-    await service.save_artifact(**IDS, filename="a", artifact=part)
-    part.text = "after"
-    loaded = await service.load_artifact(**IDS, filename="a")
-    loaded.text = "changed"
-    assert (await service.load_artifact(**IDS, filename="a")).text == "before"
+class TestInMemoryArtifactContract(ArtifactServiceConformance):
+    async def make_service(self) -> InMemoryArtifactService:
+        return InMemoryArtifactService()
 
 
 # -- files on disk --------------------------------------------------------------------------

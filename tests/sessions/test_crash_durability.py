@@ -23,7 +23,7 @@ from pyadk.events import Event, EventActions
 original = _sql_store.append_event
 
 def append_then_hang(*args, **kwargs):
-    seq = original(*args, **kwargs)
+    _, seq = original(*args, **kwargs)
     print("inside", seq, flush=True)
     time.sleep(3600)
 

@@ -1,5 +1,5 @@
 """Schema versions: version-1 and version-2 databases are upgraded in place without
-losing data."""
+losing data (and gain turn leases and the artifacts table)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pyadk.artifacts import SqlArtifactService
 from pyadk.events import Event
 from pyadk.sessions import (
     DatabaseSessionService,
@@ -23,6 +24,7 @@ from pyadk.sessions import (
 from pyadk.sessions._migrations import LATEST_VERSION
 from pyadk.sessions._sql_service import SqlSessionService
 from pyadk.testing.session_conformance import delta_event, text_event
+from pyadk.types import Part
 
 # The schema that pyadk's first release wrote, frozen here as a fixture.
 V1_SCHEMA = [
@@ -180,7 +182,7 @@ async def test_v1_database_is_upgraded_in_place_without_losing_data(backend):
     try:
         session = await service.get_session(app_name="app", user_id="u", session_id="s1")
         assert session is not None
-        assert await _version(service) == LATEST_VERSION == 3
+        assert await _version(service) == LATEST_VERSION == 4
         assert session.state == {"n": 2, "note": "héllo", "app:theme": "dark", "user:lang": "fr"}
         assert [e.model_dump() for e in session.events] == [e.model_dump() for e in EVENTS]
         listed = await service.list_sessions(app_name="app", user_id="u")
@@ -192,6 +194,10 @@ async def test_v1_database_is_upgraded_in_place_without_losing_data(backend):
             await service.append_event(stale, text_event("late"))
         again = await service.get_session(app_name="app", user_id="u", session_id="s1")
         assert again.state["n"] == 3 and len(again.events) == 3
+        artifacts = SqlArtifactService(service)  # version 4: artifacts in the same database
+        where = {"app_name": "app", "user_id": "u", "session_id": "s1"}
+        assert await artifacts.save_artifact(**where, filename="a", artifact=Part(text="x")) == 0
+        assert await artifacts.list_artifact_keys(**where) == ["a"]
     finally:
         await service.close()
 
@@ -238,7 +244,8 @@ async def test_reopening_a_current_database_changes_nothing(backend):
 async def test_newer_schema_is_refused_with_a_clear_error(backend):
     service = await backend(version=LATEST_VERSION + 1)
     try:
-        with pytest.raises(SchemaVersionError, match=r"schema version 4.*Upgrade pyadk"):
+        newer = rf"schema version {LATEST_VERSION + 1}.*Upgrade pyadk"
+        with pytest.raises(SchemaVersionError, match=newer):
             await service.get_session(app_name="app", user_id="u", session_id="s1")
     finally:
         await service.close()
@@ -289,7 +296,9 @@ def test_fresh_database_runs_every_step_from_version_zero(tmp_path):
     with sqlite3.connect(tmp_path / "new.db") as conn:
         columns = [row[1] for row in conn.execute("PRAGMA table_info(pyadk_sessions)")]
         state = conn.execute("SELECT key, value FROM pyadk_session_state").fetchall()
+        artifacts = conn.execute("SELECT count(*) FROM pyadk_artifacts").fetchone()
     assert "state" not in columns and "create_time" in columns
+    assert artifacts == (0,)
     assert columns[-2:] == ["lease_owner", "lease_expires"]
     assert state == [("k", "1")]
     assert Event  # the module's imports stay used

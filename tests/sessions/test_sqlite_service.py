@@ -19,6 +19,7 @@ from pyadk.sessions import (
     SqliteSessionService,
     StaleSessionError,
 )
+from pyadk.sessions._migrations import LATEST_VERSION
 from pyadk.testing import ScriptedModel
 from pyadk.testing.session_conformance import delta_event, text_event
 
@@ -43,12 +44,40 @@ def _statements(service: SqliteSessionService) -> list[str]:
     return seen
 
 
+async def test_google_adk_argument_name_is_accepted(path):
+    service = SqliteSessionService(db_path=str(path))  # as ported google-adk code writes it
+    try:
+        await service.create_session(app_name="a", user_id="u", session_id="s")
+    finally:
+        await service.close()
+    reopened = SqliteSessionService(path)
+    try:
+        assert await reopened.get_session(app_name="a", user_id="u", session_id="s")
+    finally:
+        await reopened.close()
+
+
 async def test_creates_parent_dirs_and_uses_wal(service, path):
     await service.create_session(app_name="a", user_id="u")
     assert path.exists()
     with sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert raw.execute("SELECT version FROM pyadk_schema").fetchone()[0] == 3
+        assert raw.execute("SELECT version FROM pyadk_schema").fetchone()[0] == LATEST_VERSION
+
+
+@pytest.mark.parametrize(("mode", "pragma"), [(None, 1), ("NORMAL", 1), ("FULL", 2)])
+async def test_synchronous_is_normal_unless_full_is_asked_for(path, mode, pragma):
+    options = {} if mode is None else {"synchronous": mode}
+    service = SqliteSessionService(path, **options)
+    try:
+        await service.create_session(app_name="a", user_id="u")
+        # (a per-connection setting: read it on the service's own writer connection)
+        level = await service._write(lambda ex: ex.query("PRAGMA synchronous"))
+        assert level == [(pragma,)]
+    finally:
+        await service.close()
+    with pytest.raises(ValueError, match="Unknown synchronous mode 'SOMETIMES'"):
+        SqliteSessionService(path, synchronous="SOMETIMES")  # type: ignore[arg-type]
 
 
 async def test_event_is_committed_before_append_returns(service, path):

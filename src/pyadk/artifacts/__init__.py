@@ -8,9 +8,20 @@ from pyadk.utils.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pyadk.artifacts.file_artifact_service import FileArtifactService
+    from pyadk.artifacts.sql_artifact_service import SqlArtifactService
 
 __getattr__, __dir__ = lazy_exports(
-    __name__, {"FileArtifactService": ".file_artifact_service"}, globals()
+    __name__,
+    {
+        "FileArtifactService": ".file_artifact_service",
+        "SqlArtifactService": ".sql_artifact_service",
+    },
+    globals(),
 )
 
-__all__ = ["BaseArtifactService", "FileArtifactService", "InMemoryArtifactService"]
+__all__ = [
+    "BaseArtifactService",
+    "FileArtifactService",
+    "InMemoryArtifactService",
+    "SqlArtifactService",
+]

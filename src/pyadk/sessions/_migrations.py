@@ -15,6 +15,8 @@ History:
 3. The turn lease on the session row: ``lease_owner`` (``invocation_id/token`` of the
    turn holding the session, or NULL) and ``lease_expires`` (Unix time, by the
    database's clock).
+4. Artifacts (``SqlArtifactService``): one row per version, the part as JSON and its
+   inline bytes raw.
 """
 
 from __future__ import annotations
@@ -91,7 +93,20 @@ def _to_v3(ex: Executor) -> None:
     )
 
 
-STEPS: list[Callable[[Executor], None]] = [_to_v1, _to_v2, _to_v3]
+def _to_v4(ex: Executor) -> None:
+    run_ddl(
+        ex,
+        [
+            "CREATE TABLE pyadk_artifacts ("
+            " app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,"
+            " filename TEXT NOT NULL, version {bigint} NOT NULL, part TEXT NOT NULL,"
+            " data {blob}, create_time {float} NOT NULL,"
+            " PRIMARY KEY (app_name, user_id, session_id, filename, version))",
+        ],
+    )
+
+
+STEPS: list[Callable[[Executor], None]] = [_to_v1, _to_v2, _to_v3, _to_v4]
 """``STEPS[n]`` upgrades a database from version ``n`` to ``n + 1``."""
 
 LATEST_VERSION = len(STEPS)

@@ -2,6 +2,11 @@
 
 Subclasses provide :meth:`_write` and :meth:`_read`, which run a synchronous store
 function in a transaction without blocking the event loop.
+
+A turn reads only what it has not seen: the service keeps the decoded events of the
+sessions it recently ran turns on (:mod:`pyadk.sessions._run_cache`), a Runner's load
+costs no database round trip when the session is cached, and the turn's lease claim
+reads, in the same transaction, the events and state the cached view missed.
 """
 
 from __future__ import annotations
@@ -11,26 +16,33 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 
 from pyadk.events.event import Event
 from pyadk.sessions import _sql_store as store
+from pyadk.sessions._leases import LeasedTurns, session_lease
+from pyadk.sessions._run_cache import RunCache, View
 from pyadk.sessions._sql_schema import Executor
 from pyadk.sessions.base_session_service import (
     BaseSessionService,
     GetSessionConfig,
     ListSessionsResponse,
-    _LeasedTurn,
-    session_lease,
+    SessionNotFoundError,
     session_seq,
 )
 from pyadk.sessions.base_session_service import set_session_seq as _set_seq
-from pyadk.sessions.errors import StaleSessionError
+from pyadk.sessions.errors import foreign_session_error
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
 
 T = TypeVar("T")
+
+DEFAULT_CACHED_EVENTS = 10_000
+"""Default ``cached_events``: decoded events of recent sessions a SQL service keeps."""
+
+_RUN_VIEW_ATTR = "_pyadk_run_view"
+"""Where a Session object loaded for a turn keeps (incarnation, id of the object): its
+turn's claim may bring it up to date instead of refusing it as stale."""
 
 
 class PagedListSessionsResponse(ListSessionsResponse):
@@ -44,11 +56,10 @@ def _event_body(event: Event, delta: dict[str, Any]) -> str:
     if delta != event.actions.state_delta:
         actions = event.actions.model_copy(update={"state_delta": delta})
         event = event.model_copy(update={"actions": actions})
-    data = event.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return event.model_dump_json(by_alias=True, exclude_none=True)
 
 
-class SqlSessionService(BaseSessionService, abc.ABC):
+class SqlSessionService(LeasedTurns, BaseSessionService, abc.ABC):
     """Event-sourced sessions in a SQL database (see :mod:`pyadk.sessions._sql_store`).
 
     Appends are checked against the sequence number the session object last saw: if
@@ -58,6 +69,13 @@ class SqlSessionService(BaseSessionService, abc.ABC):
     :class:`~pyadk.sessions.SessionBusyError` until it ends. ``list_sessions`` pages
     with ``page_size`` / ``page_token``.
     """
+
+    _cache: RunCache
+
+    def _set_policies(self, lease_ttl: float, lease_wait: float, cached_events: int) -> None:
+        """Sets the lease policy and the size of the run cache (constructor arguments)."""
+        self._set_lease_policy(lease_ttl, lease_wait)
+        self._cache = RunCache(cached_events)
 
     @abc.abstractmethod
     async def _write(self, fn: Callable[[Executor], T]) -> T:
@@ -82,6 +100,9 @@ class SqlSessionService(BaseSessionService, abc.ABC):
         stored = await self._write(
             lambda ex: store.create_session(ex, app_name, user_id, sid, encoded, now)
         )
+        self._cache.put(
+            (app_name, user_id, sid), View(stored.incarnation, 0, now, dict(stored.state))
+        )
         return self._session(app_name, user_id, stored)
 
     async def get_session(
@@ -105,6 +126,41 @@ class SqlSessionService(BaseSessionService, abc.ABC):
             )
         )
         return None if stored is None else self._session(app_name, user_id, stored)
+
+    async def _load_session_for_run(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Session | None:
+        """The session from the run cache (no round trip), else from the database.
+
+        A cached view may have missed what other services wrote since: the turn's
+        claim (:meth:`_claim_lease`) brings the object up to date."""
+        key = (app_name, user_id, session_id)
+        snapshot = self._cache.snapshot(key)
+        if snapshot is None:
+            stored = await self._read(
+                lambda ex: store.load_session(ex, app_name, user_id, session_id)
+            )
+            if stored is None:
+                return None
+            view = View(stored.incarnation, stored.seq, stored.update_time, stored.state)
+            view.events.extend(stored.bodies)
+            self._cache.put(key, view)
+            snapshot = self._cache.snapshot(key)
+            if snapshot is None:  # the cache is off
+                session = self._session(app_name, user_id, stored)
+                object.__setattr__(session, _RUN_VIEW_ATTR, (stored.incarnation, id(session)))
+                return session
+        session = Session.model_construct(
+            id=session_id,
+            app_name=app_name,
+            user_id=user_id,
+            state=store.decode_state(snapshot.state),
+            events=snapshot.events,
+            last_update_time=snapshot.update_time,
+        )
+        _set_seq(session, snapshot.seq)
+        object.__setattr__(session, _RUN_VIEW_ATTR, (snapshot.incarnation, id(session)))
+        return session
 
     async def list_sessions(
         self,
@@ -145,36 +201,70 @@ class SqlSessionService(BaseSessionService, abc.ABC):
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         await self._write(lambda ex: store.delete_session(ex, app_name, user_id, session_id))
-
-    def turn(
-        self,
-        session: Session,
-        *,
-        invocation_id: str,
-        ttl: float | None = None,
-        wait: float | None = None,
-    ) -> AbstractAsyncContextManager[Session]:
-        """Holds the session's lease for one turn (see :meth:`BaseSessionService.turn`)."""
-        return _LeasedTurn(
-            self,
-            session,
-            invocation_id=invocation_id,
-            ttl=self.lease_ttl if ttl is None else ttl,
-            wait=self.lease_wait if wait is None else wait,
-        )
+        self._cache.drop((app_name, user_id, session_id))
 
     async def _claim_lease(self, session: Session, owner: str, ttl: float) -> None:
         app_name, user_id, sid = session.app_name, session.user_id, session.id
-        expected = session_seq(session)
-        if expected is None:
-            expected = await self._infer_seq(session)
-        seq = expected
+        run_view = session.__dict__.get(_RUN_VIEW_ATTR)
+        seen = session_seq(session)
+        if run_view is not None and run_view[1] == id(session) and seen is not None:
+            await self._claim_and_catch_up(session, owner, ttl, run_view[0], seen)
+            return
+        if seen is None:
+            seen = await self._infer_seq(session)
+        expected = seen
         await self._write(
             lambda ex: store.claim_lease(
-                ex, app_name, user_id, sid, expected_seq=seq, owner=owner, ttl=ttl
+                ex, app_name, user_id, sid, expected_seq=expected, owner=owner, ttl=ttl
             )
         )
-        _set_seq(session, seq)
+        _set_seq(session, expected)
+
+    async def _claim_and_catch_up(
+        self, session: Session, owner: str, ttl: float, incarnation: store.Incarnation, seen: int
+    ) -> None:
+        """Claims the lease for a session object loaded for a turn, and adds to it what
+        it missed (nothing has been done with it yet)."""
+        key = app_name, user_id, sid = session.app_name, session.user_id, session.id
+        try:
+            caught = await self._write(
+                lambda ex: store.claim_and_catch_up(
+                    ex,
+                    app_name,
+                    user_id,
+                    sid,
+                    owner=owner,
+                    ttl=ttl,
+                    incarnation=incarnation,
+                    seen=seen,
+                )
+            )
+        except SessionNotFoundError:
+            self._cache.drop(key)
+            raise
+        missed = [Event.model_validate_json(body) for body in caught.bodies]
+        if caught.reset:
+            session.events[:] = missed
+            view = View(caught.incarnation, caught.seq, caught.update_time, caught.state)
+            view.events.extend(missed)
+            view.decoded_upto = len(missed)
+            self._cache.put(key, view)
+        else:
+            session.events.extend(missed)
+            self._cache.extend(
+                key,
+                incarnation,
+                seen,
+                list(missed),
+                update_time=caught.update_time,
+                state=caught.state,
+                replace_state=True,
+            )
+        session.state.clear()
+        session.state.update(store.decode_state(caught.state))
+        session.last_update_time = caught.update_time
+        _set_seq(session, caught.seq)
+        session.__dict__.pop(_RUN_VIEW_ATTR, None)
 
     async def _renew_lease(self, session: Session, owner: str, ttl: float) -> bool:
         app_name, user_id, sid = session.app_name, session.user_id, session.id
@@ -201,12 +291,12 @@ class SqlSessionService(BaseSessionService, abc.ABC):
         delta = self._persistable_delta(event)
         encoded = store.encode_state(delta)
         body = _event_body(event, delta)
-        app_name, user_id, sid = session.app_name, session.user_id, session.id
+        key = app_name, user_id, sid = session.app_name, session.user_id, session.id
         expected = session_seq(session)
         if expected is None:
             expected = await self._infer_seq(session)
         lease = session_lease(session)
-        seq = await self._write(
+        incarnation, seq = await self._write(
             lambda ex: store.append_event(
                 ex,
                 app_name,
@@ -221,6 +311,11 @@ class SqlSessionService(BaseSessionService, abc.ABC):
         )
         self._apply_to_session(session, event)
         _set_seq(session, seq)
+        # The view keeps the stored JSON, decoded when a later turn needs it: never
+        # the caller's object, which the caller may still change.
+        self._cache.extend(
+            key, incarnation, seq - 1, [body], update_time=event.timestamp, state=encoded
+        )
         return event
 
     async def _infer_seq(self, session: Session) -> int:
@@ -231,13 +326,7 @@ class SqlSessionService(BaseSessionService, abc.ABC):
         stored_last = json.loads(body)["id"] if body else None
         own_last = session.events[-1].id if session.events else None
         if stored_last != own_last:
-            raise StaleSessionError(
-                f"Session {sid!r} (app {app_name!r}, user {user_id!r}) was not loaded from "
-                "this service and its events differ from the stored ones. Load it with "
-                "get_session before appending.",
-                session_id=sid,
-                actual_seq=seq,
-            )
+            raise foreign_session_error(session, seq)
         return seq
 
     @staticmethod
@@ -246,7 +335,7 @@ class SqlSessionService(BaseSessionService, abc.ABC):
             id=stored.id,
             app_name=app_name,
             user_id=user_id,
-            state=stored.state,
+            state=store.decode_state(stored.state),
             events=[Event.model_validate_json(body) for body in stored.bodies],
             last_update_time=stored.update_time,
         )

@@ -9,37 +9,54 @@ an append never reads the history nor rewrites the whole state.
 A turn holds the session's lease (``lease_owner``, ``lease_expires``): while it is live,
 only the owner's appends are accepted, and each renews it. Lease times use the
 database's clock, so machines sharing a PostgreSQL server need not agree on the time.
+A Runner's turn takes the lease and reads what its cached view of the session missed
+in one transaction (:func:`claim_and_catch_up`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from pyadk.sessions._leases import writer_refusal
 from pyadk.sessions._sql_schema import Executor, UniqueViolation
 from pyadk.sessions.base_session_service import SessionNotFoundError
-from pyadk.sessions.errors import (
-    SessionExistsError,
-    StaleSessionError,
-    session_busy_error,
-    stale_session_error,
-)
-from pyadk.sessions.state_scopes import merge_scoped_state, split_scoped_state
+from pyadk.sessions.errors import SessionExistsError, StaleSessionError, session_busy_error
+from pyadk.sessions.state_scopes import split_scoped_state
+
+Incarnation = tuple[int, float]
+"""(row key, creation time): which session of an id (ids can be deleted and reused)."""
 
 
 @dataclass(frozen=True)
 class StoredSession:
-    """A session as read from the store (events still as JSON bodies)."""
+    """A session as read from the store (state values and events still as JSON)."""
 
-    pk: int
+    incarnation: Incarnation
     id: str
     seq: int
     update_time: float
-    state: dict[str, Any]
+    state: dict[str, str]
+    """Merged state (``app:`` and ``user:`` keys prefixed), each value as JSON text."""
     bodies: list[str]
+
+
+@dataclass(frozen=True)
+class CaughtUp:
+    """What a turn's claim read: the session now, and the events its object missed."""
+
+    incarnation: Incarnation
+    seq: int
+    update_time: float
+    state: dict[str, str]
+    bodies: list[str]
+    """The events after the object's ``seq`` (all of them when ``reset``)."""
+    reset: bool
+    """The object was of another incarnation of the session: start over."""
 
 
 def encode_value(key: str, value: Any) -> str:
@@ -108,43 +125,50 @@ def _upsert_state(
         )
 
 
-def _read_state(ex: Executor, app_name: str, user_id: str, pk: int) -> dict[str, Any]:
-    def rows(sql: str, params: dict[str, Any]) -> dict[str, Any]:
-        return {key: json.loads(value) for key, value in ex.query(sql, params)}
+_READ_STATE = (
+    "SELECT key, value FROM pyadk_session_state WHERE session_pk = :pk "
+    "UNION ALL SELECT 'app:' || key, value FROM pyadk_app_state WHERE app_name = :a "
+    "UNION ALL SELECT 'user:' || key, value FROM pyadk_user_state "
+    "WHERE app_name = :a AND user_id = :u"
+)
+"""A session's merged state in one query (own keys never carry a scope prefix)."""
 
-    return merge_scoped_state(
-        rows("SELECT key, value FROM pyadk_app_state WHERE app_name = :a", {"a": app_name}),
-        rows(
-            "SELECT key, value FROM pyadk_user_state WHERE app_name = :a AND user_id = :u",
-            {"a": app_name, "u": user_id},
-        ),
-        rows("SELECT key, value FROM pyadk_session_state WHERE session_pk = :pk", {"pk": pk}),
-    )
+
+def _read_state(ex: Executor, app_name: str, user_id: str, pk: int) -> dict[str, str]:
+    """The merged state, values as JSON text (see :func:`decode_state`)."""
+    return dict(ex.query(_READ_STATE, {"pk": pk, "a": app_name, "u": user_id}))
+
+
+def decode_state(state: dict[str, str]) -> dict[str, Any]:
+    """State values decoded from their JSON text."""
+    return {key: json.loads(value) for key, value in state.items()}
+
+
+def _incarnation(pk: Any, create_time: Any) -> Incarnation:
+    return int(pk), float(create_time or 0.0)
 
 
 def create_session(
     ex: Executor, app_name: str, user_id: str, session_id: str, state: dict[str, str], now: float
 ) -> StoredSession:
     """Inserts a new session (``seq`` 0) and its initial (JSON-encoded) state."""
-    key = {"a": app_name, "u": user_id, "s": session_id}
-    exists = ex.query(
-        "SELECT 1 FROM pyadk_sessions WHERE app_name = :a AND user_id = :u AND id = :s", key
-    )
     try:
-        if exists:
-            raise UniqueViolation
         rows = ex.query(
             "INSERT INTO pyadk_sessions (app_name, user_id, id, seq, create_time, update_time) "
-            "VALUES (:a, :u, :s, 0, :t, :t) RETURNING pk",
-            {**key, "t": now},
+            "VALUES (:a, :u, :s, 0, :t, :t) "
+            "ON CONFLICT (app_name, user_id, id) DO NOTHING RETURNING pk",
+            {"a": app_name, "u": user_id, "s": session_id, "t": now},
         )
     except UniqueViolation:
+        rows = []
+    if not rows:
         raise SessionExistsError(
             f"Session {session_id!r} already exists for app {app_name!r}, user {user_id!r}."
-        ) from None
+        )
     pk = int(rows[0][0])
     _upsert_state(ex, app_name, user_id, pk, state)
-    return StoredSession(pk, session_id, 0, now, _read_state(ex, app_name, user_id, pk), [])
+    state_now = _read_state(ex, app_name, user_id, pk)
+    return StoredSession((pk, now), session_id, 0, now, state_now, [])
 
 
 def load_session(
@@ -158,8 +182,7 @@ def load_session(
 ) -> StoredSession | None:
     """The session with its merged state and (the selected) event bodies, or None."""
     rows = ex.query(
-        "SELECT pk, seq, update_time FROM pyadk_sessions "
-        "WHERE app_name = :a AND user_id = :u AND id = :s",
+        f"SELECT pk, seq, update_time, create_time FROM pyadk_sessions WHERE {_KEY}",
         {"a": app_name, "u": user_id, "s": session_id},
     )
     if not rows:
@@ -177,7 +200,8 @@ def load_session(
         sql = f"SELECT body FROM pyadk_events WHERE {where} ORDER BY seq DESC LIMIT :n"
         bodies = [row[0] for row in reversed(ex.query(sql, {**params, "n": num_recent_events}))]
     state = _read_state(ex, app_name, user_id, pk)
-    return StoredSession(pk, session_id, seq, update_time, state, bodies)
+    incarnation = _incarnation(pk, rows[0][3])
+    return StoredSession(incarnation, session_id, seq, update_time, state, bodies)
 
 
 def list_sessions(
@@ -221,6 +245,28 @@ def head_event_body(
     return int(rows[0][0]), rows[0][1]
 
 
+@functools.cache
+def _append_sql(dialect: str, in_turn: bool) -> str:
+    """The statement that advances ``seq`` (guarded by the lease) and stores the event,
+    returning the session's (pk, seq, create_time); no row when the guard fails."""
+    now = _NOW[dialect]
+    if in_turn:
+        renew, guard = f", lease_expires = {now} + :ttl", "lease_owner = :owner"
+    else:
+        renew, guard = "", f"(lease_owner IS NULL OR lease_expires <= {now})"
+    advance = (
+        f"UPDATE pyadk_sessions SET seq = seq + 1, update_time = :t{renew} "
+        f"WHERE {_KEY} AND seq = :seq AND {guard} RETURNING pk, seq, create_time"
+    )
+    if dialect == "postgresql":  # one round trip: advance and insert together
+        return (
+            f"WITH head AS ({advance}), stored AS (INSERT INTO pyadk_events "
+            "(session_pk, seq, ts, body) SELECT pk, seq, :t, :b FROM head) "
+            "SELECT pk, seq, create_time FROM head"
+        )
+    return advance
+
+
 def append_event(
     ex: Executor,
     app_name: str,
@@ -232,41 +278,32 @@ def append_event(
     body: str,
     delta: dict[str, str],
     lease: tuple[str, float] | None = None,
-) -> int:
-    """Appends one event after ``expected_seq``; returns its ``seq``.
+) -> tuple[Incarnation, int]:
+    """Appends one event after ``expected_seq``; returns the session's incarnation and
+    the event's ``seq``.
 
     ``lease`` is the (owner, ttl) of the writer's turn, renewed by the append; without
     one, the append is accepted only while no turn holds a live lease. Raises
     StaleSessionError or SessionBusyError (writing nothing) when another writer appended
     first or holds the session.
     """
-    key = {"a": app_name, "u": user_id, "s": session_id}
-    params: dict[str, Any] = {**key, "seq": expected_seq, "t": timestamp, "b": body}
-    now = _now(ex)
-    if lease is None:
-        renew, guard = "", f"(lease_owner IS NULL OR lease_expires <= {now})"
-    else:
-        renew, guard = f", lease_expires = {now} + :ttl", "lease_owner = :owner"
-        params.update(owner=lease[0], ttl=lease[1])
-    advance = (
-        f"UPDATE pyadk_sessions SET seq = seq + 1, update_time = :t{renew} "
-        f"WHERE {_KEY} AND seq = :seq AND {guard} RETURNING pk, seq"
-    )
+    params: dict[str, Any] = {
+        "a": app_name,
+        "u": user_id,
+        "s": session_id,
+        "seq": expected_seq,
+        "t": timestamp,
+        "b": body,
+    }
+    if lease is not None:
+        params["owner"], params["ttl"] = lease
     try:
-        if ex.dialect == "postgresql":  # one round trip: advance and insert together
-            rows = ex.query(
-                f"WITH head AS ({advance}) INSERT INTO pyadk_events (session_pk, seq, ts, body) "
-                "SELECT pk, seq, :t, :b FROM head RETURNING session_pk, seq",
-                params,
+        rows = ex.query(_append_sql(ex.dialect, lease is not None), params)
+        if rows and ex.dialect != "postgresql":
+            ex.execute(
+                "INSERT INTO pyadk_events (session_pk, seq, ts, body) VALUES (:pk, :seq, :t, :b)",
+                {"pk": rows[0][0], "seq": rows[0][1], "t": timestamp, "b": body},
             )
-        else:
-            rows = ex.query(advance, params)
-            if rows:
-                ex.execute(
-                    "INSERT INTO pyadk_events (session_pk, seq, ts, body) "
-                    "VALUES (:pk, :seq, :t, :b)",
-                    {"pk": rows[0][0], "seq": rows[0][1], "t": timestamp, "b": body},
-                )
     except UniqueViolation:  # cannot happen while seq is checked; never overwrite history
         raise StaleSessionError(
             f"Session {session_id!r} already has an event after #{expected_seq}.",
@@ -277,7 +314,7 @@ def append_event(
     pk, seq = int(rows[0][0]), int(rows[0][1])
     if delta:
         _upsert_state(ex, app_name, user_id, pk, delta)
-    return seq
+    return _incarnation(pk, rows[0][2]), seq
 
 
 def _refusal(
@@ -285,10 +322,11 @@ def _refusal(
     app_name: str,
     user_id: str,
     session_id: str,
-    expected_seq: int,
+    expected_seq: int | None,
     lease: tuple[str, float] | None,
 ) -> Exception:
-    """Why a conditional write matched no row: not found, busy, lost lease or stale."""
+    """Why a conditional write matched no row: not found, busy, lost lease or stale
+    (``expected_seq`` None: the write did not check the sequence number)."""
     rows = ex.query(
         f"SELECT seq, lease_owner, lease_expires, {_now(ex)} FROM pyadk_sessions WHERE {_KEY}",
         {"a": app_name, "u": user_id, "s": session_id},
@@ -296,15 +334,20 @@ def _refusal(
     if not rows:
         return _not_found(app_name, user_id, session_id)
     actual, owner, expires, now = int(rows[0][0]), rows[0][1], rows[0][2], float(rows[0][3])
-    live = owner is not None and expires is not None and float(expires) > now
-    if lease is not None and owner != lease[0]:
-        return session_busy_error(
-            session_id, owner if live else None, float(expires) if live else None, now, lost=True
-        )
-    if lease is None and (live or (owner is not None and actual == expected_seq)):
-        # (a lease that expired since the write was tried: retrying will work)
-        return session_busy_error(session_id, owner, float(expires), now)
-    return stale_session_error(app_name, user_id, session_id, expected_seq, actual)
+    expires = None if expires is None else float(expires)
+    refusal = writer_refusal(
+        app_name,
+        user_id,
+        session_id,
+        lease=lease,
+        owner=owner,
+        expires=expires,
+        now=now,
+        expected_seq=actual if expected_seq is None else expected_seq,
+        actual_seq=actual,
+    )
+    # None: a lease that expired between the write and this look (retrying will work)
+    return refusal or session_busy_error(session_id, owner, expires, now)
 
 
 def claim_lease(
@@ -320,22 +363,66 @@ def claim_lease(
     """Gives ``owner`` the session's lease for ``ttl`` seconds, provided no other live
     lease exists and the session still has ``expected_seq`` events; else raises
     SessionBusyError, StaleSessionError or SessionNotFoundError (writing nothing)."""
-    now = _now(ex)
     rows = ex.query(
-        f"UPDATE pyadk_sessions SET lease_owner = :owner, lease_expires = {now} + :ttl "
-        f"WHERE {_KEY} AND seq = :seq AND (lease_owner IS NULL OR lease_expires <= {now}) "
-        "RETURNING pk",
-        {
-            "a": app_name,
-            "u": user_id,
-            "s": session_id,
-            "seq": expected_seq,
-            "owner": owner,
-            "ttl": ttl,
-        },
-    )
+        _claim_sql(ex.dialect, checked=True),
+        {"a": app_name, "u": user_id, "s": session_id, "seq": expected_seq, "owner": owner,
+         "ttl": ttl},
+    )  # fmt: skip
     if not rows:
         raise _refusal(ex, app_name, user_id, session_id, expected_seq, None)
+
+
+def claim_and_catch_up(
+    ex: Executor,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    *,
+    owner: str,
+    ttl: float,
+    incarnation: Incarnation,
+    seen: int,
+) -> CaughtUp:
+    """Gives ``owner`` the session's lease for ``ttl`` seconds, provided no other live
+    lease exists (else raises SessionBusyError or SessionNotFoundError, writing
+    nothing), and reads what a session object that has seen ``seen`` events of
+    ``incarnation`` missed: the later events, and the whole current state."""
+    rows = ex.query(
+        _claim_sql(ex.dialect, checked=False),
+        {"a": app_name, "u": user_id, "s": session_id, "owner": owner, "ttl": ttl},
+    )
+    if not rows:
+        raise _refusal(ex, app_name, user_id, session_id, None, None)
+    pk, seq, update_time = int(rows[0][0]), int(rows[0][1]), float(rows[0][2])
+    now_incarnation = _incarnation(pk, rows[0][3])
+    reset = now_incarnation != incarnation or seq < seen
+    after = 0 if reset else seen
+    bodies = (
+        [
+            row[0]
+            for row in ex.query(
+                "SELECT body FROM pyadk_events WHERE session_pk = :pk AND seq > :after "
+                "AND seq <= :seq ORDER BY seq",
+                {"pk": pk, "after": after, "seq": seq},
+            )
+        ]
+        if seq > after
+        else []
+    )
+    state = _read_state(ex, app_name, user_id, pk)
+    return CaughtUp(now_incarnation, seq, update_time, state, bodies, reset)
+
+
+@functools.cache
+def _claim_sql(dialect: str, *, checked: bool) -> str:
+    """Takes a free (or expired) lease, if ``checked`` only at sequence number ``:seq``."""
+    now = _NOW[dialect]
+    seq_guard = "AND seq = :seq " if checked else ""
+    return (
+        f"UPDATE pyadk_sessions SET lease_owner = :owner, lease_expires = {now} + :ttl "
+        f"WHERE {_KEY} {seq_guard}AND (lease_owner IS NULL OR lease_expires <= {now}) "
+        "RETURNING pk, seq, update_time, create_time"
+    )
 
 
 def renew_lease(

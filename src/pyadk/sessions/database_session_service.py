@@ -10,18 +10,20 @@ session's lease (see :meth:`~pyadk.sessions.BaseSessionService.turn`).
 from __future__ import annotations
 
 import asyncio
+import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from pyadk.sessions._leases import DEFAULT_LEASE_TTL, release_open_turns
 from pyadk.sessions._migrations import migrate
 from pyadk.sessions._sql_schema import Dialect, Executor, UniqueViolation
-from pyadk.sessions._sql_service import SqlSessionService
-from pyadk.sessions.base_session_service import DEFAULT_LEASE_TTL, release_open_turns
+from pyadk.sessions._sql_service import DEFAULT_CACHED_EVENTS, SqlSessionService
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
     from sqlalchemy.ext.asyncio import AsyncEngine
+    from sqlalchemy.sql.elements import TextClause
 
 T = TypeVar("T")
 
@@ -41,16 +43,24 @@ def async_url(url: str) -> str:
     return url
 
 
+@functools.lru_cache(maxsize=256)
+def _statement(sql: str) -> TextClause:
+    """The SQLAlchemy statement for ``sql``, made once (the store's SQL is fixed text)."""
+    from sqlalchemy import text
+
+    return text(sql)
+
+
 class _SaExecutor:
     def __init__(self, conn: Connection, dialect: Dialect) -> None:
         self._conn = conn
         self.dialect = dialect
 
     def _run(self, sql: str, params: Any) -> Any:
-        from sqlalchemy import exc, text
+        from sqlalchemy import exc
 
         try:
-            return self._conn.execute(text(sql), params)
+            return self._conn.execute(_statement(sql), params)
         except exc.IntegrityError as error:
             raise UniqueViolation(str(error.orig)) from error
 
@@ -72,7 +82,9 @@ class DatabaseSessionService(SqlSessionService):
     :class:`~pyadk.sessions.SqliteSessionService` needs no extra dependency.
     ``lease_ttl`` and ``lease_wait`` are the defaults of :meth:`turn` (how long a
     crashed turn keeps its session; how long a turn waits for a session another turn
-    holds). Extra keyword arguments go to SQLAlchemy's ``create_async_engine``.
+    holds). ``cached_events`` is how many decoded events of recently run sessions the
+    service keeps, so that a turn reads only the events it has not seen (0: none).
+    Extra keyword arguments go to SQLAlchemy's ``create_async_engine``.
     """
 
     def __init__(
@@ -81,6 +93,7 @@ class DatabaseSessionService(SqlSessionService):
         *,
         lease_ttl: float = DEFAULT_LEASE_TTL,
         lease_wait: float = 0.0,
+        cached_events: int = DEFAULT_CACHED_EVENTS,
         **engine_kwargs: Any,
     ) -> None:
         try:
@@ -89,7 +102,7 @@ class DatabaseSessionService(SqlSessionService):
             raise ImportError(
                 "DatabaseSessionService needs SQLAlchemy: pip install 'pyadk[postgres]'."
             ) from exc
-        self._set_lease_policy(lease_ttl, lease_wait)
+        self._set_policies(lease_ttl, lease_wait, cached_events)
         self.url = async_url(db_url)
         backend = make_url(self.url).get_backend_name()
         if backend not in ("postgresql", "sqlite"):

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyadk.sessions.session import Session
+
 
 class SessionExistsError(ValueError):
     """``create_session`` was given an id that the (app, user) already uses."""
@@ -82,6 +87,18 @@ def stale_session_error(
         f"store has {actual_seq}. Nothing was written; reload the session and retry.",
         session_id=session_id,
         expected_seq=expected_seq,
+        actual_seq=actual_seq,
+    )
+
+
+def foreign_session_error(session: Session, actual_seq: int) -> StaleSessionError:
+    """The error for a session object that this service did not load (no sequence
+    number) and whose last event is not the stored last event."""
+    return StaleSessionError(
+        f"Session {session.id!r} (app {session.app_name!r}, user {session.user_id!r}) was "
+        "not loaded from this service and its events differ from the stored ones. Load "
+        "it with get_session before appending.",
+        session_id=session.id,
         actual_seq=actual_seq,
     )
 

@@ -6,27 +6,25 @@ import copy
 import threading
 import time
 import uuid
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyadk.events.event import Event
-from pyadk.sessions.base_session_service import (
+from pyadk.sessions._leases import (
     DEFAULT_LEASE_TTL,
+    LeasedTurns,
+    session_lease,
+    writer_refusal,
+)
+from pyadk.sessions.base_session_service import (
     BaseSessionService,
     GetSessionConfig,
     ListSessionsResponse,
     SessionNotFoundError,
-    _LeasedTurn,
-    session_lease,
     session_seq,
     set_session_seq,
 )
-from pyadk.sessions.errors import (
-    StaleSessionError,
-    session_busy_error,
-    stale_session_error,
-)
+from pyadk.sessions.errors import foreign_session_error
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
 from pyadk.sessions.state_scopes import merge_scoped_state, split_scoped_state
@@ -44,11 +42,8 @@ class _StoredSession:
     lease_owner: str | None = None
     lease_expires: float = 0.0
 
-    def live_lease(self, now: float) -> bool:
-        return self.lease_owner is not None and self.lease_expires > now
 
-
-class InMemorySessionService(BaseSessionService):
+class InMemorySessionService(LeasedTurns, BaseSessionService):
     """Keeps sessions in memory.
 
     Appending costs the same at any session length (one copy of the new event, never
@@ -169,52 +164,24 @@ class InMemorySessionService(BaseSessionService):
         stored_last = stored.events[-1].id if stored.events else None
         own_last = session.events[-1].id if session.events else None
         if stored_last != own_last:
-            raise StaleSessionError(
-                f"Session {session.id!r} (app {session.app_name!r}, user "
-                f"{session.user_id!r}) was not loaded from this service and its events "
-                "differ from the stored ones. Load it with get_session before appending.",
-                session_id=session.id,
-                actual_seq=len(stored.events),
-            )
+            raise foreign_session_error(session, len(stored.events))
         return len(stored.events)
 
     def _check_writer(self, session: Session, stored: _StoredSession) -> None:
         """Raises (SessionBusyError, StaleSessionError) unless ``session`` may append."""
-        now = time.time()
-        lease = session_lease(session)
-        if lease is not None and stored.lease_owner != lease[0]:
-            live = stored.live_lease(now)
-            raise session_busy_error(
-                session.id,
-                stored.lease_owner if live else None,
-                stored.lease_expires if live else None,
-                now,
-                lost=True,
-            )
-        if lease is None and stored.live_lease(now):
-            raise session_busy_error(session.id, stored.lease_owner, stored.lease_expires, now)
-        seen = self._seen(session, stored)
-        if seen != len(stored.events):
-            raise stale_session_error(
-                session.app_name, session.user_id, session.id, seen, len(stored.events)
-            )
-
-    def turn(
-        self,
-        session: Session,
-        *,
-        invocation_id: str,
-        ttl: float | None = None,
-        wait: float | None = None,
-    ) -> AbstractAsyncContextManager[Session]:
-        """Holds the session's lease for one turn (see :meth:`BaseSessionService.turn`)."""
-        return _LeasedTurn(
-            self,
-            session,
-            invocation_id=invocation_id,
-            ttl=self.lease_ttl if ttl is None else ttl,
-            wait=self.lease_wait if wait is None else wait,
+        refusal = writer_refusal(
+            session.app_name,
+            session.user_id,
+            session.id,
+            lease=session_lease(session),
+            owner=stored.lease_owner,
+            expires=stored.lease_expires,
+            now=time.time(),
+            expected_seq=self._seen(session, stored),
+            actual_seq=len(stored.events),
         )
+        if refusal is not None:
+            raise refusal
 
     async def _claim_lease(self, session: Session, owner: str, ttl: float) -> None:
         with self._lock:

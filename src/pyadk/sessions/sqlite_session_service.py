@@ -1,25 +1,25 @@
 """SqliteSessionService: durable sessions in one SQLite file, no extra dependency.
 
-Uses the standard library's ``sqlite3`` in a worker thread owned by the service, so
-the event loop never waits on disk. The database runs in WAL mode: readers in other
-processes are never blocked, and writers (other processes included) take turns with
-``BEGIN IMMEDIATE``, waiting up to ``busy_timeout`` seconds for each other.
+Uses the standard library's ``sqlite3`` in two threads owned by the service (one
+writes, one reads), so the event loop never waits on disk. The database runs in WAL
+mode: readers in other processes are never blocked, and writers (other processes
+included) take turns with ``BEGIN IMMEDIATE``, waiting up to ``busy_timeout`` seconds
+for each other.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from pyadk.sessions._leases import DEFAULT_LEASE_TTL, release_open_turns
 from pyadk.sessions._migrations import migrate
 from pyadk.sessions._sql_schema import Dialect, Executor, UniqueViolation
-from pyadk.sessions._sql_service import SqlSessionService
-from pyadk.sessions.base_session_service import DEFAULT_LEASE_TTL, release_open_turns
+from pyadk.sessions._sql_service import DEFAULT_CACHED_EVENTS, SqlSessionService
+from pyadk.sessions._thread_worker import ThreadWorker
 
 T = TypeVar("T")
 
@@ -54,24 +54,29 @@ class _SqliteExecutor:
 
 
 class SqliteSessionService(SqlSessionService):
-    """Sessions in the SQLite database at ``path`` (created, and migrated, on first use).
+    """Sessions in the SQLite database at ``db_path`` (created, and migrated, on first
+    use; google-adk's argument name).
 
-    ``synchronous="FULL"`` (the default) makes every committed event survive a power
-    loss; ``"NORMAL"`` is faster and still survives a crash of the process. Pass
+    With ``synchronous="NORMAL"`` (the default), every committed event survives a crash
+    or ``kill -9`` of the process; ``"FULL"`` also makes it survive a power loss, at the
+    cost of one disk flush per commit (several times slower on a real disk). Pass
     ``":memory:"`` for a private in-process database. ``busy_timeout`` is how long a
     write waits for SQLite's lock; ``lease_ttl`` and ``lease_wait`` are the defaults of
     :meth:`turn` (how long a crashed turn keeps its session; how long a turn waits for
     a session another turn holds, 0 refusing it at once with ``SessionBusyError``).
+    ``cached_events`` is how many decoded events of recently run sessions the service
+    keeps, so that a turn reads only the events it has not seen (0: none).
     """
 
     def __init__(
         self,
-        path: str | os.PathLike[str],
+        db_path: str | os.PathLike[str],
         *,
-        synchronous: Synchronous = "FULL",
+        synchronous: Synchronous = "NORMAL",
         busy_timeout: float = 30.0,
         lease_ttl: float = DEFAULT_LEASE_TTL,
         lease_wait: float = 0.0,
+        cached_events: int = DEFAULT_CACHED_EVENTS,
     ) -> None:
         if sqlite3.sqlite_version_info < _MIN_SQLITE:
             raise RuntimeError(
@@ -80,17 +85,14 @@ class SqliteSessionService(SqlSessionService):
             )
         if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"Unknown synchronous mode {synchronous!r}.")
-        self._set_lease_policy(lease_ttl, lease_wait)
-        self.path = str(path)
+        self._set_policies(lease_ttl, lease_wait, cached_events)
+        self.path = str(db_path)
         self._synchronous = synchronous
         self._busy_timeout = busy_timeout
         self._memory = self.path == ":memory:" or "mode=memory" in self.path
         # One thread and connection for writes, one for reads: a write waiting for
         # another process's lock never holds up this service's reads (WAL).
-        self._pools = {
-            role: ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"pyadk-sqlite-{role}")
-            for role in ("write", "read")
-        }
+        self._workers = {role: ThreadWorker(f"pyadk-sqlite-{role}") for role in ("write", "read")}
         self._conns: dict[str, sqlite3.Connection] = {}
         self._ready = False
         self._closed = False
@@ -137,14 +139,13 @@ class SqliteSessionService(SqlSessionService):
     async def _run(self, role: str, begin: str, fn: Callable[[Executor], T]) -> T:
         if self._closed:
             raise RuntimeError(f"{self!r} is closed.")
-        loop = asyncio.get_running_loop()
         if not self._ready:  # the writer creates or migrates the schema first
-            await loop.run_in_executor(self._pools["write"], self._connect, "write")
+            await self._workers["write"].run(lambda: self._connect("write"))
             self._ready = True
         if self._memory:  # a private in-memory database has one connection
             role = "write"
-        return await loop.run_in_executor(
-            self._pools[role], lambda: self._transaction(self._connect(role), begin, fn)
+        return await self._workers[role].run(
+            lambda: self._transaction(self._connect(role), begin, fn)
         )
 
     async def _write(self, fn: Callable[[Executor], T]) -> T:
@@ -159,9 +160,8 @@ class SqliteSessionService(SqlSessionService):
             return
         await release_open_turns(self)  # turns left open by their callers
         self._closed = True
-        loop = asyncio.get_running_loop()
-        for role, pool in self._pools.items():
+        for role, worker in self._workers.items():
             conn = self._conns.pop(role, None)
             if conn is not None:
-                await loop.run_in_executor(pool, conn.close)
-            pool.shutdown(wait=False)
+                await worker.run(conn.close)
+            worker.stop()

@@ -7,7 +7,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -15,9 +14,7 @@ import pytest
 from pyadk.sessions.base_session_service import BaseSessionService
 from pyadk.sessions.errors import SessionBusyError, StaleSessionError
 from pyadk.sessions.session import Session
-from pyadk.testing._conformance_core import ConformanceBase, text_event
-
-_WORKER = [sys.executable, "-m", "pyadk.testing._session_workers"]
+from pyadk.testing._conformance_core import WORKER, ConformanceBase, text_event
 
 
 class ConcurrencyConformance(ConformanceBase):
@@ -96,39 +93,13 @@ class ConcurrencyConformance(ConformanceBase):
         with pytest.raises(ValueError, match="page_token"):
             await service.list_sessions(app_name=app, user_id="u", page_token="garbage")  # type: ignore[call-arg]
 
-    def _uri_or_skip(self) -> str:
-        uri = self.service_uri()
-        if uri is None:
-            pytest.skip(f"{type(self).__name__} is not shared between processes")
-        return uri
-
     async def test_two_processes_appending_to_one_session_lose_nothing(
         self, service: BaseSessionService, app: str
     ) -> None:
-        uri = self._uri_or_skip()
+        self.uri_or_skip()
         session = await service.create_session(app_name=app, user_id="u", session_id="shared")
         count = 40
-        procs = [
-            subprocess.Popen(
-                [*_WORKER, "append", uri, app, "u", session.id, tag, str(count)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            for tag in ("p1", "p2")
-        ]
-        try:
-            for proc in procs:  # both loaded the session before either writes
-                assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-            for proc in procs:
-                assert proc.stdin is not None
-                proc.stdin.write("go\n")
-                proc.stdin.flush()
-            outputs = [await asyncio.to_thread(proc.communicate, None, 120) for proc in procs]
-        finally:
-            for proc in procs:
-                proc.kill()
-        assert [p.returncode for p in procs] == [0, 0], outputs
+        await self.run_two_workers("append", session, count, timeout=120)
         events = (await self.reload(service, session)).events
         assert len(events) == 2 * count
         assert len({e.id for e in events}) == 2 * count
@@ -139,10 +110,10 @@ class ConcurrencyConformance(ConformanceBase):
     async def test_process_killed_mid_run_leaves_every_yielded_event(
         self, service: BaseSessionService, app: str
     ) -> None:
-        uri = self._uri_or_skip()
+        uri = self.uri_or_skip()
         session = await service.create_session(app_name=app, user_id="u")
         proc = subprocess.Popen(
-            [*_WORKER, "crash", uri, app, "u", session.id, str(self.crash_lease_ttl)],
+            [*WORKER, "crash", uri, app, "u", session.id, str(self.crash_lease_ttl)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

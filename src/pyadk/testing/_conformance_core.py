@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -18,6 +19,10 @@ from pyadk.sessions.base_session_service import (
     SessionNotFoundError,
 )
 from pyadk.sessions.session import Session
+from pyadk.testing._service_fixture import ServiceUnderTest
+
+WORKER = [sys.executable, "-m", "pyadk.testing._session_workers"]
+"""The command of the conformance suite's child processes (see ``_session_workers``)."""
 
 
 def text_event(text: str, *, author: str = "agent", **kwargs: Any) -> Event:
@@ -37,7 +42,7 @@ def dumped(events: list[Event]) -> list[dict[str, Any]]:
     return [e.model_dump(mode="json", exclude_none=True) for e in events]
 
 
-class ConformanceBase:
+class ConformanceBase(ServiceUnderTest[BaseSessionService]):
     """Fixtures shared by the conformance mixins. Subclasses implement make_service."""
 
     checks_stale_sessions: bool = True
@@ -47,21 +52,9 @@ class ConformanceBase:
     leases_turns: bool = True
     """``turn`` gives a turn the session to itself (``SessionBusyError`` for others)."""
 
-    async def make_service(self) -> BaseSessionService:
-        """A new service on an empty (or shared) store."""
-        raise NotImplementedError
-
     def service_uri(self) -> str | None:
         """A URI another process can open (``session_service_from_uri``), if any."""
         return None
-
-    @pytest.fixture
-    async def service(self) -> AsyncIterator[BaseSessionService]:
-        svc = await self.make_service()
-        try:
-            yield svc
-        finally:
-            await svc.close()
 
     @pytest.fixture
     def app(self) -> str:
@@ -74,6 +67,42 @@ class ConformanceBase:
         )
         assert got is not None, f"session {session.id!r} vanished"
         return got
+
+    def uri_or_skip(self) -> str:
+        """:meth:`service_uri`, or a skip when the service is not shared by processes."""
+        uri = self.service_uri()
+        if uri is None:
+            pytest.skip(f"{type(self).__name__} is not shared between processes")
+        return uri
+
+    async def run_two_workers(
+        self, command: str, session: Session, count: int, timeout: float
+    ) -> None:
+        """Runs ``command`` (see ``_session_workers``) on ``session`` in two processes,
+        tagged ``p1`` and ``p2``, started together once both are ready; both must
+        succeed within ``timeout`` seconds."""
+        where = [self.uri_or_skip(), session.app_name, session.user_id, session.id]
+        procs = [
+            subprocess.Popen(
+                [*WORKER, command, *where, tag, str(count)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for tag in ("p1", "p2")
+        ]
+        try:
+            for proc in procs:  # both loaded the session before either writes
+                assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+            for proc in procs:
+                assert proc.stdin is not None
+                proc.stdin.write("go\n")
+                proc.stdin.flush()
+            outputs = [await asyncio.to_thread(proc.communicate, None, timeout) for proc in procs]
+        finally:
+            for proc in procs:
+                proc.kill()
+        assert [p.returncode for p in procs] == [0, 0], outputs
 
 
 class CoreConformance(ConformanceBase):

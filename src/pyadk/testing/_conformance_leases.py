@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import subprocess
 
 import pytest
 
@@ -16,7 +15,6 @@ from pyadk.runners import Runner
 from pyadk.sessions.base_session_service import BaseSessionService, SessionNotFoundError
 from pyadk.sessions.errors import SessionBusyError, StaleSessionError
 from pyadk.sessions.session import Session
-from pyadk.testing._conformance_concurrency import _WORKER
 from pyadk.testing._conformance_core import ConformanceBase, text_event
 from pyadk.testing.scripted_models import FunctionModel, ScriptedModel, function_call
 
@@ -120,6 +118,17 @@ class LeaseConformance(ConformanceBase):
             ("agent", "first"),
             ("agent", "second"),
         ]
+
+    async def test_a_turn_with_a_bad_ttl_or_wait_is_refused(
+        self, service: BaseSessionService, app: str
+    ) -> None:
+        session = await service.create_session(app_name=app, user_id="u")
+        with pytest.raises(ValueError, match="ttl must be positive, got 0"):
+            service.turn(session, invocation_id="bad", ttl=0)
+        with pytest.raises(ValueError, match="wait must be 0 or more seconds, got -1"):
+            service.turn(session, invocation_id="bad", wait=-1)
+        async with service.turn(session, invocation_id="good"):  # nothing was claimed
+            await service.append_event(session, text_event("fine"))
 
     async def test_a_turn_that_raises_gives_the_session_back(
         self, service: BaseSessionService, app: str
@@ -235,7 +244,7 @@ class LeaseConformance(ConformanceBase):
     async def test_a_waiting_runner_runs_when_the_busy_turn_ends(
         self, service: BaseSessionService, app: str, caplog: pytest.LogCaptureFixture
     ) -> None:
-        caplog.set_level(logging.INFO, logger="pyadk.sessions.base_session_service")
+        caplog.set_level(logging.INFO, logger="pyadk.sessions")
         service.lease_wait = 60.0
         session = await service.create_session(app_name=app, user_id="u")
         gate = _Gate()
@@ -320,32 +329,10 @@ class LeaseConformance(ConformanceBase):
     async def test_turns_from_two_processes_never_interleave(
         self, service: BaseSessionService, app: str
     ) -> None:
-        uri = self.service_uri()
-        if uri is None:
-            pytest.skip(f"{type(self).__name__} is not shared between processes")
+        self.uri_or_skip()
         session = await service.create_session(app_name=app, user_id="u", session_id="duel")
         count = 6
-        procs = [
-            subprocess.Popen(
-                [*_WORKER, "turns", uri, app, "u", session.id, tag, str(count)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            for tag in ("p1", "p2")
-        ]
-        try:
-            for proc in procs:
-                assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-            for proc in procs:
-                assert proc.stdin is not None
-                proc.stdin.write("go\n")
-                proc.stdin.flush()
-            outputs = [await asyncio.to_thread(proc.communicate, None, 180) for proc in procs]
-        finally:
-            for proc in procs:
-                proc.kill()
-        assert [p.returncode for p in procs] == [0, 0], outputs
+        await self.run_two_workers("turns", session, count, timeout=180)
         events = (await self.reload(service, session)).events
         assert len(events) == 4 * count
         pairs = [(events[i], events[i + 1]) for i in range(0, len(events), 2)]
