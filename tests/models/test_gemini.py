@@ -131,3 +131,17 @@ async def test_an_empty_candidate_cut_by_safety_is_an_error(server: FixtureServe
     server.enqueue(json_response({"candidates": [{"finishReason": "SAFETY"}]}))
     (answer,) = await generate(_model(server), LlmRequest(contents=[types.UserContent("hi")]))
     assert (answer.error_code, answer.finish_reason) == ("SAFETY", types.FinishReason.SAFETY)
+
+
+async def test_the_api_key_comes_from_google_api_key(
+    server: FixtureServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOOGLE_API_KEY", "key-from-env")
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    server.enqueue(wire.text("ok"))
+    model = Gemini(model="gemini-2.5-flash", base_url=server.base_url, max_retries=0)
+    (answer,) = await generate(model, LlmRequest(contents=[types.UserContent("hi")]))
+    assert answer.content is not None and answer.content.text == "ok"
+    assert server.requests[0].headers["x-goog-api-key"] == "key-from-env"
+    assert server.requests[0].path.endswith("/models/gemini-2.5-flash:generateContent")

@@ -8,7 +8,7 @@ import pytest
 
 from pyadk import types
 from pyadk.models import LiteLlm, LlmRequest
-from pyadk.testing.fixture_server import FixtureServer
+from pyadk.testing.fixture_server import FixtureServer, json_response
 from pyadk.testing.model_conformance import OpenAIWire, generate
 
 
@@ -39,3 +39,28 @@ async def test_additional_arguments_reach_the_request(server: FixtureServer) -> 
     assert answer.content is not None and answer.content.text == "ok"
     body = server.requests[0].json()
     assert (body["model"], body["temperature"]) == ("fixture-model", 0.3)
+
+
+async def test_reasoning_content_is_kept_and_sent_back(server: FixtureServer) -> None:
+    # DeepSeek through LiteLLM: the reasoning of a turn goes back with that turn.
+    message = {"role": "assistant", "content": "42", "reasoning_content": "6 times 7"}
+    completion = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "reasoner",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+    }
+    server.enqueue(json_response(completion), OpenAIWire().text("ok"))
+    llm = LiteLlm("openai/reasoner", api_base=f"{server.base_url}/v1", api_key="k", max_retries=0)
+    request = LlmRequest(contents=[types.UserContent("6*7?")])
+    (answer,) = await generate(llm, request)
+    assert answer.content is not None
+    assert answer.content.parts == [
+        types.Part(text="6 times 7", thought=True),
+        types.Part(text="42"),
+    ]
+    request.contents += [answer.content, types.UserContent("and 6*8?")]
+    await generate(llm, request)
+    assistant = server.requests[1].json()["messages"][1]
+    assert assistant == {"role": "assistant", "content": "42", "reasoning_content": "6 times 7"}

@@ -85,11 +85,14 @@ async def test_unsupported_attachment_fails_before_any_request(server: FixtureSe
     assert server.requests == []
 
 
-async def test_thoughts_are_not_sent_back_but_text_and_calls_are(server: FixtureServer) -> None:
+async def test_reasoning_text_and_calls_are_sent_back_but_signed_thoughts_are_not(
+    server: FixtureServer,
+) -> None:
     server.enqueue(wire.text("done"))
     model_turn = types.ModelContent(
         [
             types.Part(text="private reasoning", thought=True),
+            types.Part(text="a Claude block", thought=True, thought_signature=b"sig"),
             "Let me check.",
             types.Part(function_call=types.FunctionCall(id="c1", name="f", args={"x": 1})),
         ]
@@ -105,6 +108,7 @@ async def test_thoughts_are_not_sent_back_but_text_and_calls_are(server: Fixture
     assert messages[1] == {
         "role": "assistant",
         "content": "Let me check.",
+        "reasoning_content": "private reasoning",
         "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}
         ],

@@ -117,3 +117,20 @@ def test_a_missing_sdk_names_the_extra_to_install(
     for line in lines:
         assert line.startswith(f"{adapter} needs the ")
         assert f'pip install "pyadk[{extra}]"' in line
+
+
+def test_the_conformance_kit_is_exported_from_pyadk_testing() -> None:
+    # Importing pyadk.testing needs no pytest; the suite is imported when asked for.
+    result = _run(
+        """
+        import sys
+        import pyadk.testing as kit
+        print("pytest" in sys.modules, "pyadk.testing.model_conformance" in sys.modules)
+        from pyadk.testing import fixture_server, model_conformance
+        names = ("ModelConformance", "OpenAIWire", "AnthropicWire", "GeminiWire", "Call", "Wire")
+        print(all(getattr(kit, n) is getattr(model_conformance, n) for n in names))
+        print(kit.FixtureServer is fixture_server.FixtureServer, sorted(kit.__all__) == kit.__all__)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "False", "True", "True", "True"]

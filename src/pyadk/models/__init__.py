@@ -1,8 +1,8 @@
 """Models: the BaseLlm contract, requests, responses and the name registry.
 
-The provider adapters (``Gemini``, ``OpenAIChat``, ``Claude``, ``LiteLlm``) are
-imported on first use, so ``import pyadk.models`` does not load their SDKs; their
-model-name patterns are registered up front.
+The provider adapters (``Gemini``, ``OpenAIChat``, ``Claude``, ``LiteLlm``) and the
+embedded ``LocalLlm`` are imported on first use, so ``import pyadk.models`` loads no SDK
+or inference runtime; their model-name patterns are registered up front.
 """
 
 from __future__ import annotations
@@ -41,6 +41,12 @@ _ADAPTER_PATTERNS = {
 for _name, _patterns in _ADAPTER_PATTERNS.items():
     for _pattern in _patterns:
         LLMRegistry.register_lazy(_pattern, f"{_ADAPTERS[_name]}:{_name}")
+
+# The embedded model (``model="local"``); its runtime is imported only when it loads.
+_LOCAL_LLM = "pyadk.models.local.local_llm:LocalLlm"
+_LOCAL_PATTERNS = [r"local", r"qwen2\.5-coder-0\.5b-instruct.*"]
+for _pattern in _LOCAL_PATTERNS:
+    LLMRegistry.register_lazy(_pattern, _LOCAL_LLM)
 
 
 def __getattr__(name: str) -> Any:

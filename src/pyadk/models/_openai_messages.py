@@ -4,6 +4,11 @@ Shared by :class:`~pyadk.models.openai_chat.OpenAIChat` and
 :class:`~pyadk.models.lite_llm.LiteLlm` (LiteLLM speaks the same format).
 ``provider_fields=True`` also reads and writes LiteLLM's extensions: Anthropic
 ``thinking_blocks`` and Gemini thought signatures on tool calls.
+
+Reasoning that OpenAI-compatible servers return beside the answer (``reasoning_content``
+from DeepSeek, llama.cpp and older vLLM; ``reasoning`` from newer vLLM, Ollama and
+OpenRouter) becomes thought parts, and with ``reasoning_field`` it is sent back in that
+field of the assistant message, as DeepSeek requires for turns with tool calls.
 """
 
 from __future__ import annotations
@@ -52,17 +57,33 @@ def as_dict(obj: Any) -> dict[str, Any]:
 # --- requests -------------------------------------------------------------------------
 
 
+REASONING_FIELDS = ("reasoning", "reasoning_content")
+"""The assistant-message fields that carry reasoning, in the order they are read (vLLM
+sends both during its rename, and reads only ``reasoning``)."""
+DEFAULT_REASONING_FIELD = "reasoning_content"
+"""Where reasoning goes back before a server has shown its field (DeepSeek, llama.cpp)."""
+
+
 def build_messages(
-    request: LlmRequest, *, adapter: str, provider_fields: bool = False
+    request: LlmRequest,
+    *,
+    adapter: str,
+    provider_fields: bool = False,
+    reasoning_field: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The ``messages`` of a chat-completions request."""
+    """The ``messages`` of a chat-completions request.
+
+    With ``reasoning_field``, a model turn's unsigned thought parts (reasoning read from
+    this wire format) go back in that field of its assistant message. Signed thoughts
+    belong to another provider's format and are not sent.
+    """
     messages: list[dict[str, Any]] = []
     system = request.system_instruction_text()
     if system:
         messages.append({"role": "system", "content": system})
     for content in paired_history(ensure_user_turn(list(request.contents))):
         if content.role == "model":
-            message = _assistant_message(content, provider_fields)
+            message = _assistant_message(content, provider_fields, reasoning_field)
             if message["content"] is not None or "tool_calls" in message:
                 messages.append(message)  # not a turn of thoughts only
         else:
@@ -70,10 +91,15 @@ def build_messages(
     return messages
 
 
-def _assistant_message(content: types.Content, provider_fields: bool) -> dict[str, Any]:
+def _assistant_message(
+    content: types.Content, provider_fields: bool, reasoning_field: str | None
+) -> dict[str, Any]:
     parts = content.parts or []
     texts = [p.text for p in parts if p.text and not p.thought]
     message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+    reasoning = "".join(p.text or "" for p in parts if p.thought and p.thought_signature is None)
+    if reasoning_field and reasoning:
+        message[reasoning_field] = reasoning
     calls = []
     for part in parts:
         call = part.function_call
@@ -270,9 +296,31 @@ def usage(value: Any) -> types.UsageMetadata | None:
     )
 
 
+def reasoning_of(message: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(field, text) of the reasoning in a message or stream delta, if it has any."""
+    for name in REASONING_FIELDS:
+        value = message.get(name)
+        if isinstance(value, str) and value:
+            return name, value
+    return None
+
+
 def _reasoning(message: Mapping[str, Any]) -> str | None:
-    value = message.get("reasoning_content") or message.get("reasoning")
-    return value if isinstance(value, str) else None
+    found = reasoning_of(message)
+    return found[1] if found else None
+
+
+def reasoning_field_of(message_or_chunk: Any) -> str | None:
+    """The field an assistant message, or a streamed chunk's delta, carries reasoning in."""
+    data = as_dict(message_or_chunk)
+    if "choices" in data:
+        for choice in data.get("choices") or []:
+            found = reasoning_of(as_dict(as_dict(choice).get("delta")))
+            if found:
+                return found[0]
+        return None
+    found = reasoning_of(data)
+    return found[0] if found else None
 
 
 def read_message(builder: ResponseBuilder, message: Any, provider_fields: bool = False) -> None:

@@ -62,7 +62,13 @@ class LiteLlm(BaseLlm):
     def _params(self, request: LlmRequest, stream: bool) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": (request.model or self.model).removeprefix(_PREFIX),
-            "messages": wire.build_messages(request, adapter="LiteLlm", provider_fields=True),
+            # LiteLLM's own name for reasoning; it forwards the field to the provider.
+            "messages": wire.build_messages(
+                request,
+                adapter="LiteLlm",
+                provider_fields=True,
+                reasoning_field="reasoning_content",
+            ),
             **wire.sampling_params(request.config),
         }
         tools, choice = wire.build_tools(request, adapter="LiteLlm")

@@ -54,8 +54,14 @@ class OpenAIChat(BaseLlm):
     text_tool_calls: bool = True
     """An answer that is only a declared tool's call written as JSON text (as small local
     models often give) becomes that call."""
+    reasoning_field: str | None = "auto"
+    """The assistant-message field that sends earlier reasoning (thought parts) back:
+    ``"auto"`` is the field this server answers with (``reasoning_content``, which
+    DeepSeek requires and llama.cpp reads, until it has answered with ``reasoning``, as
+    newer vLLM does); or a field name; None sends no reasoning back."""
 
     _client_holder: LoopBoundClient[Any] = PrivateAttr(default_factory=LoopBoundClient)
+    _reasoning_seen: str | None = PrivateAttr(default=None)
 
     @property
     def model_name(self) -> str:
@@ -81,7 +87,9 @@ class OpenAIChat(BaseLlm):
         name = (request.model or self.model).removeprefix(_PREFIX)
         params: dict[str, Any] = {
             "model": name,
-            "messages": wire.build_messages(request, adapter="OpenAIChat"),
+            "messages": wire.build_messages(
+                request, adapter="OpenAIChat", reasoning_field=self._reasoning_out()
+            ),
             **wire.sampling_params(request.config),
         }
         tools, choice = wire.build_tools(request, adapter="OpenAIChat")
@@ -100,6 +108,16 @@ class OpenAIChat(BaseLlm):
             params["extra_body"] = self.extra_body
         return params
 
+    def _reasoning_out(self) -> str | None:
+        if self.reasoning_field != "auto":
+            return self.reasoning_field
+        return self._reasoning_seen or wire.DEFAULT_REASONING_FIELD
+
+    def _saw(self, message_or_chunk: Any) -> None:
+        field = wire.reasoning_field_of(message_or_chunk)
+        if field is not None:
+            self._reasoning_seen = field
+
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
@@ -109,11 +127,13 @@ class OpenAIChat(BaseLlm):
             result = await self._client().chat.completions.create(**params)
             if stream:
                 async for chunk in result:
+                    self._saw(chunk)
                     for partial in wire.read_chunk(builder, chunk):
                         yield partial
             else:
                 choice = result.choices[0] if result.choices else None
                 if choice is not None:
+                    self._saw(choice.message)
                     wire.read_message(builder, choice.message)
                     builder.finish_reason = wire.finish_reason(choice.finish_reason)
                 builder.usage = wire.usage(result.usage)

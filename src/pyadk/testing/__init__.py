@@ -1,5 +1,22 @@
-"""Public test kit: deterministic models for tests without a network or API key."""
+"""Public test kit: deterministic models for tests without a network or API key, and
+the model-adapter conformance suite.
 
+``ModelConformance`` and the wires (``OpenAIWire``, ``AnthropicWire``, ``GeminiWire``)
+need pytest and are imported on first use; everything else needs nothing extra.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from pyadk.testing.fixture_server import (
+    FixtureResponse,
+    FixtureServer,
+    RecordedRequest,
+    json_response,
+    sse_response,
+)
 from pyadk.testing.scripted_models import (
     FunctionModel,
     ScriptedModel,
@@ -9,12 +26,52 @@ from pyadk.testing.scripted_models import (
 )
 from pyadk.testing.test_runner import TestRunner, simplify_events
 
+if TYPE_CHECKING:
+    from pyadk.testing.model_conformance import (
+        AnthropicWire,
+        Call,
+        GeminiWire,
+        ModelConformance,
+        OpenAIWire,
+        SentResult,
+        Wire,
+    )
+
+_CONFORMANCE = (
+    "AnthropicWire",
+    "Call",
+    "GeminiWire",
+    "ModelConformance",
+    "OpenAIWire",
+    "SentResult",
+    "Wire",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CONFORMANCE:
+        return getattr(importlib.import_module("pyadk.testing.model_conformance"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
+    "AnthropicWire",
+    "Call",
+    "FixtureResponse",
+    "FixtureServer",
     "FunctionModel",
+    "GeminiWire",
+    "ModelConformance",
+    "OpenAIWire",
+    "RecordedRequest",
     "ScriptExhaustedError",
     "ScriptedModel",
+    "SentResult",
     "Stream",
     "TestRunner",
+    "Wire",
     "function_call",
+    "json_response",
     "simplify_events",
+    "sse_response",
 ]

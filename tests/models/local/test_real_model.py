@@ -141,6 +141,15 @@ async def test_an_agent_without_a_model_runs_on_the_embedded_default(local_llm, 
     assert "Rome" in events[-1].text
 
 
+async def test_an_agent_runs_on_the_model_named_local(local_llm):
+    # "local" resolves through the registry to a LocalLlm with the default settings,
+    # which shares the runtime the session already loaded.
+    agent = LlmAgent(name="named", model="local", instruction="Answer in one short sentence.")
+    assert agent.canonical_model.loaded() is local_llm.loaded()
+    events = await TestRunner(agent).run("What is the capital of Italy?")
+    assert "Rome" in events[-1].text
+
+
 async def test_poc6_runs_end_to_end_on_the_real_model(local_llm, monkeypatch):
     monkeypatch.syspath_prepend(str(POC6))
     from poc6_sequential_failure.agent import create_root_agent

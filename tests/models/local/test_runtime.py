@@ -24,6 +24,7 @@ from pyadk.models.local._runtime import (
 
 
 def test_choose_backend(monkeypatch):
+    monkeypatch.delenv("PYADK_LOCAL_BACKEND", raising=False)
     monkeypatch.setattr(_runtime, "available_backends", lambda: ["llama-cpp-python"])
     assert choose_backend() == "llama-cpp-python"
     with pytest.raises(RuntimeUnavailableError, match="'xllamacpp' backend is not installed"):
@@ -32,6 +33,22 @@ def test_choose_backend(monkeypatch):
         choose_backend("vllm")
     monkeypatch.setattr(_runtime, "available_backends", lambda: [])
     with pytest.raises(RuntimeUnavailableError, match=r"pip install 'pyadk\[local\]'"):
+        choose_backend()
+
+
+def test_the_environment_chooses_the_backend_for_auto(monkeypatch):
+    monkeypatch.setattr(_runtime, "available_backends", lambda: ["xllamacpp", "llama-cpp-python"])
+    monkeypatch.setenv("PYADK_LOCAL_BACKEND", "llama-cpp-python")
+    assert choose_backend() == "llama-cpp-python"
+    assert choose_backend("xllamacpp") == "xllamacpp"  # an explicit backend wins
+    monkeypatch.setenv("PYADK_LOCAL_BACKEND", "")
+    assert choose_backend() == "xllamacpp"
+    monkeypatch.setattr(_runtime, "available_backends", lambda: ["xllamacpp"])
+    monkeypatch.setenv("PYADK_LOCAL_BACKEND", "llama-cpp-python")
+    with pytest.raises(RuntimeUnavailableError, match="'llama-cpp-python' backend is not"):
+        choose_backend()
+    monkeypatch.setenv("PYADK_LOCAL_BACKEND", "ollama")
+    with pytest.raises(ValueError, match="Unknown local backend 'ollama'"):
         choose_backend()
 
 
@@ -96,6 +113,12 @@ class _FakeLlama:
     def __init__(self, **kwargs):
         self.kwargs = kwargs
         self.calls = []
+        # What llama-cpp-python's Llama does: its model parameters start from the defaults.
+        self.model_params = sys.modules["llama_cpp"].llama_cpp.llama_model_default_params()
+        self.closed = False
+
+    def close(self):
+        self.closed = True
 
     def create_completion(self, prompt, stream=False, **kwargs):
         self.calls.append((prompt, stream, kwargs))
@@ -122,6 +145,9 @@ def fake_llama_cpp(monkeypatch):
     grammar = pytypes.ModuleType("llama_cpp.llama_grammar")
     module.Llama = _FakeLlama
     module.llama_grammar = grammar
+    module.llama_cpp = pytypes.SimpleNamespace(
+        llama_model_default_params=lambda: pytypes.SimpleNamespace(use_extra_bufts=True)
+    )
     grammar.json_schema_to_gbnf = lambda schema: f"root ::= CALL{len(schema)}"
     grammar.LlamaGrammar = pytypes.SimpleNamespace(from_string=lambda text, verbose: ("G", text))
     monkeypatch.setitem(sys.modules, "llama_cpp", module)
@@ -166,3 +192,21 @@ def test_llama_cpp_python_runtime(fake_llama_cpp, tmp_path):
 
     with pytest.raises(BadRequestError, match="exceed context window"):
         runtime.complete("TOO LONG", Sampling(), Constraint(), lambda d: False)
+
+
+def test_llama_cpp_python_loads_weights_without_repacked_layouts(fake_llama_cpp, tmp_path):
+    # A native llama-cpp-python build on an AMX CPU repacks the weights for AMX and then
+    # crashes in its first decode; the plain CPU layout (what xllamacpp runs) works.
+    runtime = LlamaCppPythonRuntime(tmp_path / "m.gguf", n_ctx=512, n_threads=1)
+    assert runtime._llama.model_params.use_extra_bufts is False
+    # Only that load is affected: the bindings' defaults are restored afterwards.
+    assert fake_llama_cpp.llama_cpp.llama_model_default_params().use_extra_bufts is True
+
+
+def test_llama_cpp_python_models_are_closed_at_exit(fake_llama_cpp, tmp_path, monkeypatch):
+    registered = []
+    monkeypatch.setattr(_runtime.atexit, "register", registered.append)
+    runtime = LlamaCppPythonRuntime(tmp_path / "m.gguf", n_ctx=512, n_threads=1)
+    assert len(registered) == 1
+    registered[0]()
+    assert runtime._llama.closed

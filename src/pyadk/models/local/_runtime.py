@@ -8,11 +8,13 @@ LocalLlm; calls are serialised, since the model has one sequence slot.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,6 +25,8 @@ OnText = Callable[[str], bool]
 """Receives each generated text delta; returning True stops the generation."""
 
 BACKENDS = ("xllamacpp", "llama-cpp-python")
+BACKEND_ENV = "PYADK_LOCAL_BACKEND"
+"""Names the backend LocalLlm(backend="auto") uses (e.g. to run a test suite on another)."""
 _MODULES = {"xllamacpp": "xllamacpp", "llama-cpp-python": "llama_cpp"}
 _TEXT_START_EXCLUDED = "{<`"
 
@@ -88,7 +92,10 @@ def available_backends() -> list[str]:
 
 
 def choose_backend(requested: str = "auto") -> str:
-    """The backend to use: ``requested``, or the first installed one for ``auto``."""
+    """The backend to use: ``requested``; for ``auto``, ``$PYADK_LOCAL_BACKEND`` when set,
+    else the first installed one."""
+    if requested == "auto":
+        requested = os.environ.get(BACKEND_ENV, "").strip() or "auto"
     if requested != "auto" and requested not in BACKENDS:
         raise ValueError(f"Unknown local backend {requested!r}: use one of {BACKENDS} or 'auto'.")
     installed = available_backends()
@@ -270,6 +277,37 @@ def _xllama_completion(result: dict[str, Any]) -> Completion:
     )
 
 
+_layout_lock = threading.Lock()
+
+
+@contextmanager
+def _plain_weight_layout(llama_cpp: Any) -> Iterator[None]:
+    """Loads weights without llama.cpp's extra buffer types (repacked layouts).
+
+    ``Llama`` takes its model parameters from ``llama_model_default_params()`` and has no
+    argument for ``use_extra_bufts``; a llama-cpp-python built natively on a CPU with AMX
+    repacks this model's weights for AMX and then crashes (SIGSEGV) in its first decode.
+    The plain CPU layout is what the xllamacpp wheel runs as well.
+    """
+    bindings: Any = getattr(llama_cpp, "llama_cpp", None)
+    defaults = getattr(bindings, "llama_model_default_params", None)
+    if defaults is None or not hasattr(defaults(), "use_extra_bufts"):
+        yield
+        return
+
+    def plain() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    with _layout_lock:
+        bindings.llama_model_default_params = plain
+        try:
+            yield
+        finally:
+            bindings.llama_model_default_params = defaults
+
+
 class LlamaCppPythonRuntime:
     """llama.cpp through ``llama-cpp-python`` (``Llama.create_completion``)."""
 
@@ -280,13 +318,19 @@ class LlamaCppPythonRuntime:
         from llama_cpp import llama_grammar
 
         self._grammars = llama_grammar
-        self._llama = llama_cpp.Llama(
-            model_path=str(path),
-            n_ctx=n_ctx,
-            n_threads=n_threads,
-            n_threads_batch=n_threads,
-            verbose=False,
-        )
+        with _plain_weight_layout(llama_cpp):
+            self._llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                verbose=False,
+            )
+        # Free the model before interpreter teardown, which would leave Llama.__del__
+        # calling into already-unloaded bindings (a TypeError printed at exit).
+        close = getattr(self._llama, "close", None)
+        if close is not None:
+            atexit.register(close)
         self._lock = threading.Lock()
 
     def _gbnf(self, schema: dict[str, Any]) -> str:

@@ -142,7 +142,9 @@ class LocalLlm(BaseLlm):
 
         A small model tends to repeat the call it just made instead of using its result:
         when the output repeats one of the calls answered last (same name and arguments),
-        it is generated once more with that function not callable.
+        it is generated once more with no function callable, so it answers. (Excluding
+        only the repeated function lets the model, already committed to a call, switch to
+        another tool with made-up arguments, and then back again, until the call limit.)
         """
         loaded = self.loaded()
         runtime = loaded if loaded is not None else await asyncio.to_thread(self.load)
@@ -150,7 +152,7 @@ class LocalLlm(BaseLlm):
         sampling = self.sampling(llm_request.config)
         version = Path(self.model_path or _files.QWEN_CODER_05B.file_name).stem
         answered = latest_calls(llm_request.contents)
-        while True:
+        for retry in (False, True):
             completion: Completion | None = None
             async for item in self._complete(runtime, prompt, plan, sampling, stream, version):
                 if isinstance(item, Completion):
@@ -159,12 +161,10 @@ class LocalLlm(BaseLlm):
                     yield item
             assert completion is not None
             response = final_response(completion, plan, version)
-            repeated = _repeated_call(response, answered)
-            if repeated is None or plan.forced:
+            if retry or plan.forced or not _repeats_a_call(response, answered):
                 yield response
                 return
-            answered = set()
-            prompt, plan = self.build_prompt(llm_request, exclude=frozenset({repeated}))
+            prompt, plan = self.build_prompt(llm_request, exclude=frozenset(plan.callable_names))
 
     async def _complete(
         self,
@@ -206,10 +206,10 @@ class LocalLlm(BaseLlm):
             stop.set()
 
 
-def _repeated_call(response: LlmResponse, answered: set[str]) -> str | None:
-    """The name of the function ``response`` calls again with the answered arguments."""
-    for part in response.content.parts or [] if response.content else []:
-        call = part.function_call
-        if call is not None and call_key(call.name or "", call.args or {}) in answered:
-            return call.name
-    return None
+def _repeats_a_call(response: LlmResponse, answered: set[str]) -> bool:
+    """True when ``response`` makes one of the ``answered`` calls again (same arguments)."""
+    return any(
+        call_key(part.function_call.name or "", part.function_call.args or {}) in answered
+        for part in (response.content.parts or [] if response.content else [])
+        if part.function_call is not None
+    )
