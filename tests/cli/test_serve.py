@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import shutil
 import socket
 import subprocess
@@ -185,3 +186,69 @@ def test_console_script_runs_the_cli(tmp_path: Path, make_env):
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "calc" / "agent.py").is_file()
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """The local addresses of the sockets listening on ``port`` (Linux /proc/net/tcp*)."""
+    addresses: set[str] = set()
+    for table, size in (("/proc/net/tcp", 4), ("/proc/net/tcp6", 16)):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, _, state = line.split()[1:4]
+            address, _, port_hex = local.partition(":")
+            if state != "0A" or int(port_hex, 16) != port:  # 0A: LISTEN
+                continue
+            raw = bytes.fromhex(address)
+            # each 32-bit word is in host (little-endian) order
+            words = b"".join(raw[i : i + 4][::-1] for i in range(0, size, 4))
+            addresses.add(str(ipaddress.ip_address(words)))
+    return addresses
+
+
+@needs_server
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc/net/tcp")
+def test_server_binds_the_loopback_address_by_default(apps_dir: Path, make_env):
+    with _start(apps_dir, make_env(), "api_server", ".") as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        assert _listening_addresses(port) == {"127.0.0.1"}
+
+
+@needs_server
+@pytest.mark.parametrize("allow_origins", ["--allow-origins", "--allow_origins"])  # ADK's too
+def test_cors_is_closed_unless_allow_origins_and_the_token_option_is_required(
+    apps_dir: Path, make_env, allow_origins: str
+):
+    import httpx
+
+    site = "http://localhost:3000"
+    preflight = {"Origin": site, "Access-Control-Request-Method": "POST"}
+    with _start(apps_dir, make_env(), "api_server", ".") as server:
+        refused = httpx.get(server.url + "/list-apps", headers={"Origin": site}, timeout=10)
+        no_preflight = httpx.options(server.url + "/run", headers=preflight, timeout=10)
+    args = ("api_server", ".", allow_origins, site, "--auth-token", "s3cret")
+    with _start(apps_dir, make_env(), *args) as server:
+        allowed_preflight = httpx.options(server.url + "/run", headers=preflight, timeout=10)
+        token = {"Authorization": "Bearer s3cret"}
+        allowed = httpx.get(
+            server.url + "/list-apps", headers={"Origin": site, **token}, timeout=10
+        )
+        other_site = httpx.get(
+            server.url + "/list-apps",
+            headers={"Origin": "https://evil.example", **token},
+            timeout=10,
+        )
+        no_token = httpx.get(server.url + "/list-apps", headers={"Origin": site}, timeout=10)
+
+    assert refused.status_code == 403 and f"--allow-origins {site}" in refused.json()["detail"]
+    assert "access-control-allow-origin" not in refused.headers
+    assert "access-control-allow-origin" not in no_preflight.headers
+    assert allowed_preflight.status_code == 200
+    assert allowed_preflight.headers["access-control-allow-origin"] == site
+    assert allowed.status_code == 200 and allowed.json() == ["calc"]
+    assert allowed.headers["access-control-allow-origin"] == site
+    assert other_site.status_code == 403
+    assert "access-control-allow-origin" not in other_site.headers
+    assert no_token.status_code == 401  # --auth-token given as an option, not the env

@@ -141,3 +141,25 @@ def test_replay_into_an_existing_session_id_is_refused(run_cli, write_agent, tmp
     )
     assert result.returncode == 1
     assert "'s' already exists" in result.stderr
+
+
+def test_google_adk_option_spellings_are_accepted(run_cli, write_agent, tmp_path):
+    folder = write_agent("counter", COUNTER)
+    uri = f"sqlite:///{tmp_path / 'sessions.db'}"
+    adk_style = ("--save_session", "--session_id", "s1", "--user_id", "ada")
+    result = run_cli("run", "counter", *adk_style, "--session_service_uri", uri, input="a\n")
+    assert result.returncode == 0, result.stderr
+    session = Session.model_validate_json((folder / "s1.session.json").read_text())
+    assert (session.id, session.user_id) == ("s1", "ada")
+    again = run_cli(
+        "run",
+        "counter",
+        "--session-id",
+        "s1",
+        "--user-id",
+        "ada",
+        "--session-uri",
+        uri,
+        input="b\n",
+    )
+    assert "[counter]: seen 2 user messages: a, b" in again.stdout.splitlines()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,3 +28,11 @@ def serve() -> Iterator[Callable[[Any], LiveServer]]:
     yield start
     for server in reversed(servers):
         server.__exit__(None, None, None)
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    """Holds ``gated_agent``'s tool until set (set at teardown: no thread left waiting)."""
+    event = threading.Event()
+    yield event
+    event.set()

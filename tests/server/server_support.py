@@ -3,6 +3,7 @@ and an SSE parser written from the spec (independent of pyadk.server.sse)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import ssl
@@ -15,6 +16,9 @@ from typing import Any
 
 import httpx
 import uvicorn
+
+from pyadk.agents import LlmAgent
+from pyadk.testing import ScriptedModel, Stream, function_call
 
 AGENTS_DIR = Path(__file__).parent / "fixtures" / "agents"
 _SSL = ssl.create_default_context()  # built once: httpx builds one per client otherwise
@@ -122,3 +126,27 @@ def run_body(app: str, user: str, session: str, text: str, **extra: Any) -> dict
         "newMessage": {"role": "user", "parts": [{"text": text}]},
         **extra,
     }
+
+
+def gated_agent(gate: threading.Event, *later_replies: str) -> LlmAgent:
+    """An agent whose tool waits for ``gate``: its turn holds the session meanwhile.
+    It says "Working on it. ", calls ``slow_step``, then answers "All done."; later
+    turns get ``later_replies``."""
+
+    async def slow_step(step: str) -> dict:
+        """A step that waits for the test.
+
+        Args:
+          step: the step name.
+        """
+        await asyncio.to_thread(gate.wait, 30)
+        return {"done": step}
+
+    model = ScriptedModel(
+        [
+            Stream(["Working on it. ", function_call("slow_step", {"step": "a"})]),
+            Stream(["All ", "done."]),
+            *later_replies,
+        ]
+    )
+    return LlmAgent(name="worker", model=model, tools=[slow_step])

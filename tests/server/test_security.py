@@ -75,6 +75,7 @@ def test_a_user_token_reaches_only_that_users_sessions(per_user: LiveServer) -> 
         bob.delete(ALICE_SESSIONS + "/s1"),
         bob.get(ALICE_SESSIONS + "/s1/artifacts"),
         bob.get(ALICE_SESSIONS + "/s1/ui-events"),
+        bob.get(ALICE_SESSIONS + "/s1/events/e1/graph"),
         bob.post("/run", json=run_body("chat", "alice", "s1", "hi")),
         bob.post("/run_sse", json=run_body("chat", "alice", "s1", "hi")),
         bob.post("/run_ui_events", json=run_body("chat", "alice", "s1", "hi")),

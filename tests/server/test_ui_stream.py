@@ -3,51 +3,29 @@ events, and resuming a dropped stream with Last-Event-ID."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
-from server_support import AGENTS_DIR, LiveServer, SseMessage, parse_sse_lines, read_sse, run_body
+from server_support import (
+    AGENTS_DIR,
+    LiveServer,
+    SseMessage,
+    gated_agent,
+    parse_sse_lines,
+    read_sse,
+    run_body,
+)
 
-from pyadk.agents import LlmAgent
 from pyadk.server import create_app
 from pyadk.server.context import ServerSettings
-from pyadk.testing import ScriptedModel, Stream, function_call
 
 
 @pytest.fixture
 def client(serve: Callable[[Any], LiveServer]) -> httpx.Client:
     return serve(create_app(AGENTS_DIR)).client()
-
-
-@pytest.fixture
-def gate() -> Iterator[threading.Event]:
-    """Holds the gated tool until set (set at teardown so no thread is left waiting)."""
-    event = threading.Event()
-    yield event
-    event.set()
-
-
-def gated_agent(gate: threading.Event) -> LlmAgent:
-    async def slow_step(step: str) -> dict:
-        """A step that waits for the test.
-
-        Args:
-          step: the step name.
-        """
-        await asyncio.to_thread(gate.wait, 30)
-        return {"done": step}
-
-    model = ScriptedModel(
-        [
-            Stream(["Working on it. ", function_call("slow_step", {"step": "a"})]),
-            Stream(["All ", "done."]),
-        ]
-    )
-    return LlmAgent(name="worker", model=model, tools=[slow_step])
 
 
 def ui_run(client: httpx.Client, app: str, text: str, **extra: Any) -> tuple[httpx.Response, list]:

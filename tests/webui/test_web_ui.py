@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from browser_agents import echo_agent, gated_agent
-from server_support import AGENTS_DIR
+from server_support import AGENTS_DIR, read_sse, run_body
 from ui_support import chat_texts, open_ui, send, session_hash, show_tab
 
 from pyadk.server import AgentLoader, create_app
@@ -128,6 +128,32 @@ def test_stop_cancels_the_run(serve, page):
     assert bubble.locator(".body").inner_text().strip() == "The answer is coming."
     invocation = show_tab(page, "invocations").locator(".invocation")
     assert invocation.get_attribute("data-status") == "cancelled"
+
+
+def test_a_busy_session_shows_the_conflict_and_keeps_the_session(serve, page):
+    gate = threading.Event()
+    server = serve(create_app(agents={"oracle": gated_agent(gate)}, web_ui=True))
+    client = server.client()
+    client.post("/apps/oracle/users/alice/sessions/s1")
+    body = run_body("oracle", "alice", "s1", "first question")
+    try:
+        with client.stream("POST", "/run_ui_events", json=body) as running:
+            assert running.status_code == 200  # this turn holds s1 until the gate opens
+            open_ui(page, server.url, app="oracle", session="s1")
+            send(page, "second question")
+            errors = chat_texts(page, "error")
+            meta = page.locator("#chat .msg.error .meta").inner_text()
+            gate.set()
+            assert read_sse(running.iter_lines()).messages[-1].json()["reason"] == "completed"
+    finally:
+        gate.set()
+
+    assert len(errors) == 1 and "Session 's1' is busy" in errors[0]
+    assert "HTTP 409" in meta
+    assert page.is_enabled("#send")  # the page is usable again
+    stored = client.get("/apps/oracle/users/alice/sessions/s1").json()["events"]
+    users = [e["content"]["parts"][0]["text"] for e in stored if e["author"] == "user"]
+    assert users == ["first question"]  # the refused message was not written
 
 
 def test_markup_in_messages_and_tool_args_is_shown_as_text(serve, page):

@@ -18,11 +18,15 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.argument("agent_dir", type=click.Path(path_type=Path))
 @click.option(
     "--session-uri",
+    "--session_service_uri",
+    "session_uri",
     default=None,
     help="Session store: memory:// (default), sqlite:///path.db, postgresql://...",
 )
 @click.option(
     "--save-session",
+    "--save_session",
+    "save_session",
     is_flag=True,
     help="On exit, write the session to AGENT_DIR/<session_id>.session.json.",
 )
@@ -33,9 +37,13 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     default=None,
     help='Run the queries of a JSON file {"state": {...}, "queries": [...]} and exit.',
 )
-@click.option("--user-id", default="test_user", show_default=True, help="The user id.")
+@click.option(
+    "--user-id", "--user_id", "user_id", default="test_user", show_default=True, help="The user id."
+)
 @click.option(
     "--session-id",
+    "--session_id",
+    "session_id",
     default=None,
     help="Session id (an existing one in --session-uri is continued; default: a new id).",
 )

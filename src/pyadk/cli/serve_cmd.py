@@ -116,6 +116,8 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
     @click.option("--port", default=8000, show_default=True, type=int, help="Port to bind.")
     @click.option(
         "--allow-origins",
+        "--allow_origins",
+        "allow_origins",
         multiple=True,
         help="An origin allowed by CORS (repeat the option; none by default).",
     )
@@ -127,11 +129,15 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
     )
     @click.option(
         "--session-uri",
+        "--session_service_uri",
+        "session_uri",
         default=None,
         help="Session store: memory:// (default), sqlite:///path.db, postgresql://...",
     )
     @click.option(
         "--log-level",
+        "--log_level",
+        "log_level",
         default="info",
         show_default=True,
         type=click.Choice(["critical", "error", "warning", "info", "debug", "trace"]),

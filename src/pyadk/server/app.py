@@ -21,7 +21,14 @@ from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from pyadk.memory.base_memory_service import BaseMemoryService
 from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
-from pyadk.server import routes_artifacts, routes_run, routes_sessions, routes_ui
+from pyadk.server import (
+    routes_artifacts,
+    routes_graph,
+    routes_live,
+    routes_run,
+    routes_sessions,
+    routes_ui,
+)
 from pyadk.server.agent_loader import AgentLoader
 from pyadk.server.context import ServerContext, ServerSettings
 from pyadk.server.routes_ui import RUN_ID_HEADER
@@ -74,6 +81,7 @@ def create_app(
         memory_service=memory_service or InMemoryMemoryService(),
         plugins=plugins,
         settings=settings or ServerSettings(),
+        max_request_bytes=max_request_bytes,
     )
 
     @asynccontextmanager
@@ -85,7 +93,8 @@ def create_app(
     app.state.pyadk = ctx
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(ValidationError, _validation_error)
-    for module in (routes_sessions, routes_artifacts, routes_run, routes_ui):
+    routers = (routes_sessions, routes_artifacts, routes_run, routes_ui, routes_live, routes_graph)
+    for module in routers:
         app.include_router(module.make_router(ctx))
     if web_ui:
         _mount_web_ui(app, STATIC_DIR if web_ui is True else Path(web_ui))

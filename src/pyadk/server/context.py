@@ -13,6 +13,8 @@ from pyadk.memory.base_memory_service import BaseMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
 from pyadk.runners import Runner
 from pyadk.server.agent_loader import AgentLoader, AgentLoadError, AppNotFoundError
+from pyadk.server.security import DEFAULT_MAX_REQUEST_BYTES
+from pyadk.server.turn_start import TurnStartPlugin
 from pyadk.server.ui_runs import UiRunRegistry
 from pyadk.sessions.base_session_service import BaseSessionService
 from pyadk.sessions.session import Session
@@ -43,6 +45,7 @@ class ServerContext:
         memory_service: BaseMemoryService,
         plugins: Sequence[BasePlugin],
         settings: ServerSettings,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     ) -> None:
         for name, agent in agents.items():
             if not isinstance(agent, BaseAgent):
@@ -55,6 +58,8 @@ class ServerContext:
         self.memory_service = memory_service
         self.plugins = list(plugins)
         self.settings = settings
+        self.max_request_bytes = max_request_bytes
+        """The largest request body (and ``/run_live`` message) accepted."""
         self.ui_runs = UiRunRegistry(max_finished=settings.max_finished_runs)
         self._runners: dict[str, Runner] = {}
 
@@ -87,7 +92,8 @@ class ServerContext:
             raise HTTPException(status_code=500, detail=str(exc)) from exc
 
     def runner(self, app_name: str) -> Runner:
-        """The app's Runner (one per app, sharing the server's services)."""
+        """The app's Runner (one per app, sharing the server's services). Its first
+        plugin tells the streaming routes when a turn began (``turn_start``)."""
         runner = self._runners.get(app_name)
         if runner is None:
             runner = Runner(
@@ -96,7 +102,7 @@ class ServerContext:
                 session_service=self.session_service,
                 artifact_service=self.artifact_service,
                 memory_service=self.memory_service,
-                plugins=self.plugins,
+                plugins=[TurnStartPlugin(), *self.plugins],
             )
             self._runners[app_name] = runner
         return runner

@@ -63,3 +63,15 @@ class CreateSessionRequest(_Request):
     state: dict[str, Any] | None = None
     events: list[Event] | None = None
     """Events to import into the new session, in order."""
+
+
+class LiveRequest(_Request):
+    """A message of a ``/run_live`` client (google-adk's LiveRequest): ``content`` runs
+    a turn, ``close`` ends the connection. ``blob`` and the activity markers (audio and
+    video input) are accepted by the schema but answered with an error: text only."""
+
+    content: types.Content | None = None
+    blob: types.Blob | None = None
+    activity_start: dict[str, Any] | None = None
+    activity_end: dict[str, Any] | None = None
+    close: bool = False

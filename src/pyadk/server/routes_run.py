@@ -10,18 +10,16 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from pyadk.runners import Runner
+from pyadk.server.background_run import BackgroundRun
 from pyadk.server.context import ServerContext
+from pyadk.server.json_safe import model_json
 from pyadk.server.models import AgentRunRequest
 from pyadk.server.security import require_user
 from pyadk.server.sse import sse_json, sse_response
-from pyadk.sessions import errors as session_errors
+from pyadk.server.turn_start import conflict_error
+from pyadk.sessions.errors import SessionConflictError
 
 logger = logging.getLogger(__name__)
-
-# SessionConflictError (busy or stale session) where the session services define it.
-CONFLICT_ERRORS: type[Exception] = getattr(
-    session_errors, "SessionConflictError", session_errors.StaleSessionError
-)
 
 
 async def prepare_run(ctx: ServerContext, request: Request, body: AgentRunRequest) -> Runner:
@@ -52,11 +50,9 @@ def make_router(ctx: ServerContext) -> APIRouter:
                 )
             ) as stream:
                 async for event in stream:
-                    events.append(event.to_json_dict())
-        except CONFLICT_ERRORS as exc:  # another turn holds or changed the session
-            retry_after = getattr(exc, "retry_after", None)
-            headers = {"Retry-After": str(max(1, round(retry_after)))} if retry_after else None
-            raise HTTPException(status_code=409, detail=str(exc), headers=headers) from exc
+                    events.append(model_json(event, exclude_none=True))
+        except SessionConflictError as exc:  # another turn holds or changed the session
+            raise conflict_error(exc) from exc
         except Exception as exc:
             logger.exception("Run failed (app %r)", body.app_name)
             raise HTTPException(
@@ -67,25 +63,30 @@ def make_router(ctx: ServerContext) -> APIRouter:
     @router.post("/run_sse")
     async def run_sse(body: AgentRunRequest, request: Request) -> StreamingResponse:
         """``data: <Event JSON>`` per event; ``streaming: true`` adds partial events.
-        An error after the stream started is sent as ``data: {"error": "..."}``."""
+
+        409 when another turn holds or changed the session (nothing written). Once
+        the stream started, an exception is sent as a last ``data: {"error": "..."}``."""
         runner = await prepare_run(ctx, request, body)
+        run = BackgroundRun(
+            runner.run_async(
+                user_id=body.user_id,
+                session_id=body.session_id,
+                new_message=body.new_message,
+                state_delta=body.state_delta,
+                run_config=body.run_config(streaming=body.streaming),
+            )
+        )
+        await run.started()
 
         async def stream() -> AsyncIterator[str]:
             try:
-                async with aclosing(
-                    runner.run_async(
-                        user_id=body.user_id,
-                        session_id=body.session_id,
-                        new_message=body.new_message,
-                        state_delta=body.state_delta,
-                        run_config=body.run_config(streaming=body.streaming),
-                    )
-                ) as events:
-                    async for event in events:
-                        yield sse_json(event.to_json_dict())
+                async for event in run.events():
+                    yield sse_json(model_json(event, exclude_none=True))
             except Exception as exc:
                 logger.exception("SSE run failed (app %r)", body.app_name)
                 yield sse_json({"error": f"{type(exc).__name__}: {exc}"})
+            finally:  # the client may be gone: stop the run (its turn ends)
+                run.cancel()
 
         return sse_response(stream())
 

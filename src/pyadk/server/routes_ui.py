@@ -60,7 +60,9 @@ def make_router(ctx: ServerContext) -> APIRouter:
     @router.post("/run_ui_events")
     async def run_ui_events(body: AgentRunRequest, request: Request) -> StreamingResponse:
         """Starts a run and streams its UI events. The model output is streamed unless
-        the body says ``"streaming": false``. The run goes on if the client drops."""
+        the body says ``"streaming": false``. The run goes on if the client drops.
+        409 when another turn holds or changed the session (nothing written); later
+        errors are ``error`` + ``done`` events."""
         runner = await prepare_run(ctx, request, body)
         streaming = body.streaming if "streaming" in body.model_fields_set else True
         converter = UiEventConverter(
@@ -82,6 +84,11 @@ def make_router(ctx: ServerContext) -> APIRouter:
             run_config=body.run_config(streaming=streaming),
         )
         ctx.ui_runs.start(run, drive_run(run, events))
+        try:
+            await run.turn.wait()  # 409 if the session is busy: before any stream
+        except HTTPException:  # refused: there is no run to resume
+            ctx.ui_runs.discard(run.run_id)
+            raise
         return stream(run, 0)
 
     @router.get("/run_ui_events/{run_id}")

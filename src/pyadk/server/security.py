@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import HTTPException, Request
+from fastapi import HTTPException
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 ANY_USER = "*"
@@ -210,14 +211,15 @@ async def _reject(
     await send({"type": "http.response.body", "body": body})
 
 
-def principal_of(request: Request) -> Principal:
-    """The caller, as authenticated by :class:`SecurityMiddleware`."""
+def principal_of(request: HTTPConnection) -> Principal:
+    """The caller (of a request or a websocket), as authenticated by
+    :class:`SecurityMiddleware`."""
     principal: Any = request.scope.get("state", {}).get(_PRINCIPAL_KEY)
     return principal if isinstance(principal, Principal) else Principal(None, False)
 
 
-def require_user(request: Request, user_id: str) -> None:
-    """403 unless the caller may act as ``user_id``."""
+def require_user(request: HTTPConnection, user_id: str) -> None:
+    """403 (an ``HTTPException``) unless the caller may act as ``user_id``."""
     principal = principal_of(request)
     if not principal.may_act_as(user_id):
         raise HTTPException(

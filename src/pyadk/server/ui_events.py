@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
+from pyadk.server.json_safe import model_json
+
 PROTOCOL_VERSION = 1
 """Incremented on any incompatible change; additive changes keep the version."""
 
@@ -50,8 +52,9 @@ class _UiBase(BaseModel):
     internal: bool
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The event as camelCase JSON data (None fields included, for a stable shape)."""
-        return self.model_dump(mode="json", by_alias=True)
+        """The event as camelCase JSON data (None fields included, for a stable shape); a
+        tool result JSON cannot hold is given as its ``repr``."""
+        return model_json(self, exclude_none=False)
 
 
 class ThinkingEvent(_UiBase):

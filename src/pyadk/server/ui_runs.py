@@ -16,6 +16,7 @@ from contextlib import aclosing
 from typing import Any
 
 from pyadk.events.event import Event
+from pyadk.server.turn_start import TurnStart
 from pyadk.server.ui_convert import UiEventConverter
 from pyadk.server.ui_events import UiEvent
 
@@ -41,6 +42,7 @@ class UiRun:
         self.events: list[UiEvent] = []
         self.finished = False
         self.task: asyncio.Task[None] | None = None
+        self.turn = TurnStart()
         self._changed = asyncio.Event()
 
     def publish(self, events: Sequence[UiEvent], *, finished: bool = False) -> None:
@@ -72,18 +74,24 @@ class UiRun:
 async def drive_run(run: UiRun, events: AsyncGenerator[Event, None]) -> None:
     """Feeds an agent run's events through the run's converter into ``run``, always
     ending with ``done``: an exception becomes ``error`` + ``done``, a cancellation
-    ``done`` (reason ``cancelled``)."""
+    ``done`` (reason ``cancelled``). Settles ``run.turn`` (see ``turn_start``)."""
     converter = run.converter
+    run.turn.bind()
     try:
         async with aclosing(events) as stream:
             async for event in stream:
+                run.turn.begin()
                 run.publish(converter.convert(event))
+        run.turn.end()
         run.publish(converter.finish(), finished=True)
     except asyncio.CancelledError:
+        run.turn.end()
         run.publish(converter.cancel(), finished=True)
         raise
     except Exception as exc:
-        logger.exception("UI run %s failed", run.run_id)
+        run.turn.end(exc)
+        if run.turn.refusal is None:  # a refused turn is answered with HTTP 409
+            logger.exception("UI run %s failed", run.run_id)
         run.publish(converter.fail(exc), finished=True)
 
 
@@ -103,6 +111,10 @@ class UiRunRegistry:
 
     def get(self, run_id: str) -> UiRun | None:
         return self._runs.get(run_id)
+
+    def discard(self, run_id: str) -> None:
+        """Forgets a run (one refused before its turn began: it has nothing to resume)."""
+        self._runs.pop(run_id, None)
 
     def cancel(self, run_id: str) -> bool:
         """Cancels a running run; False if it is unknown or already finished."""
@@ -127,5 +139,6 @@ class UiRunRegistry:
 
 def _ensure_finished(run: UiRun) -> None:
     # A task cancelled before it started never ran drive_run: end the run here.
+    run.turn.end()
     if not run.finished:
         run.publish(run.converter.cancel(), finished=True)
