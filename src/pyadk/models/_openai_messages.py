@@ -238,6 +238,20 @@ def callable_names(params: dict[str, Any]) -> list[str]:
     return [tool["function"]["name"] for tool in params.get("tools") or []]
 
 
+def tool_and_format_params(request: LlmRequest, *, adapter: str) -> dict[str, Any]:
+    """``tools``, ``tool_choice`` and ``response_format`` for a request (only those set)."""
+    params: dict[str, Any] = {}
+    tools, choice = build_tools(request, adapter=adapter)
+    if tools:
+        params["tools"] = tools
+    if choice is not None:
+        params["tool_choice"] = choice
+    response_format = build_response_format(request)
+    if response_format is not None:
+        params["response_format"] = response_format
+    return params
+
+
 def build_response_format(request: LlmRequest) -> dict[str, Any] | None:
     """``response_format`` for a response schema (or plain JSON mode)."""
     config = request.config

@@ -71,14 +71,7 @@ class LiteLlm(BaseLlm):
             ),
             **wire.sampling_params(request.config),
         }
-        tools, choice = wire.build_tools(request, adapter="LiteLlm")
-        if tools:
-            params["tools"] = tools
-        if choice is not None:
-            params["tool_choice"] = choice
-        response_format = wire.build_response_format(request)
-        if response_format is not None:
-            params["response_format"] = response_format
+        params.update(wire.tool_and_format_params(request, adapter="LiteLlm"))
         if stream:
             params["stream"] = True
             params["stream_options"] = {"include_usage": True}
