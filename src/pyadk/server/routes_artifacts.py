@@ -37,14 +37,13 @@ def make_router(ctx: ServerContext) -> APIRouter:
             app_name=app_name, user_id=user_id, session_id=session_id
         )
 
-    @router.get(ARTIFACTS + "/{artifact_name}")
-    async def load_artifact(
+    async def load(
+        request: Request,
         app_name: str,
         user_id: str,
         session_id: str,
         artifact_name: str,
-        request: Request,
-        version: int | None = Query(default=None, ge=0),
+        version: int | None,
     ) -> dict[str, Any]:
         check(request, app_name, user_id)
         part = await ctx.artifact_service.load_artifact(
@@ -55,6 +54,17 @@ def make_router(ctx: ServerContext) -> APIRouter:
             version=version,
         )
         return _part_json(part, artifact_name, version)
+
+    @router.get(ARTIFACTS + "/{artifact_name}")
+    async def load_artifact(
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        artifact_name: str,
+        request: Request,
+        version: int | None = Query(default=None, ge=0),
+    ) -> dict[str, Any]:
+        return await load(request, app_name, user_id, session_id, artifact_name, version)
 
     @router.get(ARTIFACTS + "/{artifact_name}/versions")
     async def list_artifact_versions(
@@ -74,15 +84,7 @@ def make_router(ctx: ServerContext) -> APIRouter:
         version_id: int,
         request: Request,
     ) -> dict[str, Any]:
-        check(request, app_name, user_id)
-        part = await ctx.artifact_service.load_artifact(
-            app_name=app_name,
-            user_id=user_id,
-            session_id=session_id,
-            filename=artifact_name,
-            version=version_id,
-        )
-        return _part_json(part, artifact_name, version_id)
+        return await load(request, app_name, user_id, session_id, artifact_name, version_id)
 
     @router.delete(ARTIFACTS + "/{artifact_name}")
     async def delete_artifact(
