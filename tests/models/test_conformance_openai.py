@@ -1,4 +1,9 @@
-"""The adapter conformance suite against OpenAIChat (the real openai SDK, local fixtures)."""
+"""The adapter conformance suite against OpenAIChat (the real openai SDK, local fixtures).
+
+The OpenAI wire serves reasoning in ``reasoning_content`` (DeepSeek, llama.cpp) by
+default; a second run serves it in ``reasoning``, as newer vLLM, Ollama and OpenRouter
+do, and the adapter must send it back in that field.
+"""
 
 from __future__ import annotations
 
@@ -13,3 +18,7 @@ class TestOpenAIChatConformance(ModelConformance):
         return OpenAIChat(
             model="openai/fixture-model", base_url=f"{base_url}/v1", api_key="k", max_retries=0
         )
+
+
+class TestOpenAIChatVllmReasoningConformance(TestOpenAIChatConformance):
+    wire = OpenAIWire(reasoning_field="reasoning")

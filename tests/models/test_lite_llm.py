@@ -9,7 +9,7 @@ import pytest
 from pyadk import types
 from pyadk.models import LiteLlm, LlmRequest
 from pyadk.testing.fixture_server import FixtureServer, json_response
-from pyadk.testing.model_conformance import OpenAIWire, generate
+from pyadk.testing.model_conformance import Call, OpenAIWire, generate
 
 
 @pytest.fixture
@@ -64,3 +64,32 @@ async def test_reasoning_content_is_kept_and_sent_back(server: FixtureServer) ->
     await generate(llm, request)
     assistant = server.requests[1].json()["messages"][1]
     assert assistant == {"role": "assistant", "content": "42", "reasoning_content": "6 times 7"}
+
+
+PARIS_CALL = Call("get_weather", {"city": "Paris"}, "c1")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["call", "stream"])
+async def test_reasoning_in_vllms_field_is_read_and_goes_back_as_reasoning_content(
+    server: FixtureServer, stream: bool
+) -> None:
+    # LiteLLM reads vLLM's "reasoning" into its own reasoning_content, the one field
+    # LiteLlm sends back (unlike OpenAIChat, which answers in the server's field).
+    wire = OpenAIWire(reasoning_field="reasoning")
+    server.enqueue(
+        wire.reasoning("Paris, so call the tool.", PARIS_CALL, stream=stream),
+        wire.text("Sunny."),
+    )
+    llm = LiteLlm("openai/reasoner", api_base=f"{server.base_url}/v1", api_key="k", max_retries=0)
+    request = LlmRequest(contents=[types.UserContent("Paris?")])
+    *_, answer = await generate(llm, request, stream=stream)
+    assert answer.content is not None and answer.content.parts is not None
+    thought, call = answer.content.parts
+    assert (thought.thought, thought.text) == (True, "Paris, so call the tool.")
+    assert call.function_call is not None and call.function_call.id == "c1"
+    result = types.FunctionResponse(id="c1", name="get_weather", response={"sky": "sunny"})
+    request.contents += [answer.content, types.UserContent([types.Part(function_response=result)])]
+    await generate(llm, request)
+    (assistant,) = [m for m in server.requests[1].json()["messages"] if m["role"] == "assistant"]
+    assert assistant["reasoning_content"] == "Paris, so call the tool."
+    assert "reasoning" not in assistant

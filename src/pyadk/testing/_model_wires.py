@@ -59,8 +59,10 @@ class Wire:
     """Whether the provider identifies tool calls by id."""
     pairs_tool_results: ClassVar[bool] = True
     """Whether the API demands exactly one result right after each call."""
+    returns_reasoning: ClassVar[bool] = False
+    """Whether answers carry reasoning (:meth:`reasoning`) that the next request sends back."""
     reasoning_signature: ClassVar[str | None] = None
-    """The opaque reasoning signature :meth:`reasoning` carries, if the API has one."""
+    """The opaque signature :meth:`reasoning` carries, on APIs that sign reasoning."""
     overloaded_status: ClassVar[int] = 503
 
     # canned answers
@@ -107,6 +109,7 @@ class Wire:
     def sent_results(self, body: dict[str, Any]) -> list[SentResult]:
         raise NotImplementedError
 
-    def sent_signatures(self, body: dict[str, Any]) -> list[str]:
-        """The opaque reasoning signatures sent back in the history."""
+    def sent_reasoning(self, body: dict[str, Any]) -> list[str]:
+        """The reasoning the history sends back: its signatures on APIs that sign
+        reasoning, else the reasoning text."""
         raise NotImplementedError

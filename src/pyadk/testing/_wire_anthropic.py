@@ -103,6 +103,7 @@ def _call_stream_block(index: int, call: Call) -> tuple[dict[str, Any], list[dic
 
 class AnthropicWire(Wire):
     name: ClassVar[str] = "anthropic"
+    returns_reasoning: ClassVar[bool] = True
     reasoning_signature: ClassVar[str | None] = SIGNATURE
     overloaded_status: ClassVar[int] = 529
 
@@ -189,5 +190,5 @@ class AnthropicWire(Wire):
                 results.append(SentResult(block["tool_use_id"], None, json.loads(str(content))))
         return results
 
-    def sent_signatures(self, body: dict[str, Any]) -> list[str]:
+    def sent_reasoning(self, body: dict[str, Any]) -> list[str]:
         return [b["signature"] for b in self._blocks(body, "assistant") if b["type"] == "thinking"]

@@ -56,6 +56,7 @@ class GeminiWire(Wire):
     name: ClassVar[str] = "gemini"
     call_ids: ClassVar[bool] = False
     pairs_tool_results: ClassVar[bool] = False
+    returns_reasoning: ClassVar[bool] = True
     reasoning_signature: ClassVar[str | None] = SIGNATURE
 
     def text(self, text: str) -> FixtureResponse:
@@ -147,7 +148,7 @@ class GeminiWire(Wire):
             if (r := p.get("functionResponse")) is not None
         ]
 
-    def sent_signatures(self, body: dict[str, Any]) -> list[str]:
+    def sent_reasoning(self, body: dict[str, Any]) -> list[str]:
         return [
             p["thoughtSignature"] for p in self._parts(body, "model") if "thoughtSignature" in p
         ]

@@ -2,7 +2,9 @@
 
 Bodies follow https://platform.openai.com/docs/api-reference/chat: ``chat.completion``
 objects, ``chat.completion.chunk`` SSE events ending with ``data: [DONE]``, and
-``{"error": {...}}`` bodies.
+``{"error": {...}}`` bodies. Reasoning comes the way OpenAI-compatible reasoning servers
+send it, in a field of the message or of the stream deltas: ``reasoning_content``
+(DeepSeek, the llama.cpp server) or ``reasoning`` (newer vLLM, Ollama, OpenRouter).
 """
 
 from __future__ import annotations
@@ -79,7 +81,14 @@ def _tool_call(index: int, call: Call) -> dict[str, Any]:
 
 
 class OpenAIWire(Wire):
+    """The OpenAI chat-completions format; ``reasoning_field`` is where answers carry
+    reasoning (and where the next request must send it back)."""
+
     name: ClassVar[str] = "openai"
+    returns_reasoning: ClassVar[bool] = True
+
+    def __init__(self, reasoning_field: str = "reasoning_content") -> None:
+        self.reasoning_field = reasoning_field
 
     def text(self, text: str) -> FixtureResponse:
         return json_response(_completion({"role": "assistant", "content": text}, "stop"))
@@ -110,6 +119,27 @@ class OpenAIWire(Wire):
                 delta = {"index": index, "function": {"arguments": piece}}
                 events.append(_chunk({"tool_calls": [delta]}))
         events += [_chunk({}, "tool_calls"), _usage_chunk(), "[DONE]"]
+        return sse_response(events)
+
+    def reasoning(self, thought: str, call: Call, stream: bool = False) -> FixtureResponse:
+        if not stream:
+            message = {
+                "role": "assistant",
+                "content": None,
+                self.reasoning_field: thought,
+                "tool_calls": [_tool_call(0, call)],
+            }
+            return json_response(_completion(message, "tool_calls"))
+        first, second = _halves(thought)
+        head = _tool_call(0, call)
+        events: list[Any] = [
+            _chunk({"role": "assistant", "content": None, self.reasoning_field: first}),
+            _chunk({self.reasoning_field: second}),
+            _chunk({"tool_calls": [{"index": 0, **head}]}),
+            _chunk({}, "tool_calls"),
+            _usage_chunk(),
+            "[DONE]",
+        ]
         return sse_response(events)
 
     def error(self, kind: str) -> FixtureResponse:
@@ -163,4 +193,11 @@ class OpenAIWire(Wire):
             SentResult(m["tool_call_id"], None, json.loads(m["content"]))
             for m in body["messages"]
             if m["role"] == "tool"
+        ]
+
+    def sent_reasoning(self, body: dict[str, Any]) -> list[str]:
+        return [
+            m[self.reasoning_field]
+            for m in body["messages"]
+            if m["role"] == "assistant" and m.get(self.reasoning_field)
         ]

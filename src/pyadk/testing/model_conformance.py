@@ -16,8 +16,12 @@ adapter returned and what it sent (the recorded request bodies). Subclass
 
 Checks: text, streaming (partial deltas then one aggregate), single and parallel tool
 calls with their results in the next request, streamed tool calls assembled, tool_config
-modes, structured output, usage, typed errors, unpaired tool calls, reasoning signatures
+modes, structured output, usage, typed errors, unpaired tool calls, reasoning kept and
 sent back, and a full agent turn through the Runner.
+
+The tests carry pytest-asyncio's ``asyncio`` mark (and the async fixture is a
+``pytest_asyncio.fixture``), so the suite runs in pytest-asyncio's strict mode, its
+default, as well as in auto mode.
 """
 
 from __future__ import annotations
@@ -28,6 +32,11 @@ from typing import Any, ClassVar
 
 import pytest
 from pydantic import BaseModel
+
+try:
+    from pytest_asyncio import fixture as _async_fixture
+except ImportError:  # the wires work without it; the suite's tests need pytest-asyncio
+    _async_fixture = pytest.fixture  # type: ignore[assignment]
 
 from pyadk import types
 from pyadk.agents import LlmAgent, RunConfig, StreamingMode
@@ -113,7 +122,7 @@ class ModelConformance:
         with FixtureServer() as server:
             yield server
 
-    @pytest.fixture
+    @_async_fixture
     async def model(self, server: FixtureServer) -> AsyncIterator[BaseLlm]:
         model = self.make_model(server.base_url)
         yield model
@@ -129,6 +138,7 @@ class ModelConformance:
 
     # --- text and streaming -------------------------------------------------------------
 
+    @pytest.mark.asyncio
     async def test_text_answer_with_usage_and_system_instruction(
         self, server: FixtureServer, model: BaseLlm
     ) -> None:
@@ -151,6 +161,7 @@ class ModelConformance:
         assert self.wire.system_text(body) == "You are terse."
         assert self.wire.user_texts(body) == ["Say hello."]
 
+    @pytest.mark.asyncio
     async def test_stream_yields_text_deltas_then_one_aggregate(
         self, server: FixtureServer, model: BaseLlm
     ) -> None:
@@ -166,6 +177,7 @@ class ModelConformance:
         assert final.usage_metadata.prompt_token_count == PROMPT_TOKENS
         assert final.usage_metadata.candidates_token_count == OUTPUT_TOKENS
 
+    @pytest.mark.asyncio
     async def test_empty_history_still_sends_a_user_turn(
         self, server: FixtureServer, model: BaseLlm
     ) -> None:
@@ -175,6 +187,7 @@ class ModelConformance:
 
     # --- tool calls -----------------------------------------------------------------------
 
+    @pytest.mark.asyncio
     async def test_single_tool_call_and_its_declaration(
         self, server: FixtureServer, model: BaseLlm
     ) -> None:
@@ -190,6 +203,7 @@ class ModelConformance:
         assert schema["properties"]["city"]["type"] == "string"
         assert schema["required"] == ["city"]
 
+    @pytest.mark.asyncio
     async def test_parallel_tool_calls_and_their_results_in_the_next_request(
         self, server: FixtureServer, model: BaseLlm
     ) -> None:
@@ -231,6 +245,7 @@ class ModelConformance:
             assert [r.id for r in sent] == ids
             assert [c.id for c in self.wire.sent_calls(body)] == ids
 
+    @pytest.mark.asyncio
     async def test_streamed_tool_calls_are_assembled(
         self, server: FixtureServer, model: BaseLlm
     ) -> None:
@@ -251,6 +266,7 @@ class ModelConformance:
         if self.wire.call_ids:
             assert [c.id for c in _calls(final)] == ids
 
+    @pytest.mark.asyncio
     @pytest.mark.parametrize(
         ("mode", "allowed", "expected"),
         [
@@ -282,6 +298,7 @@ class ModelConformance:
             names = None
         assert (choice, names) == expected
 
+    @pytest.mark.asyncio
     async def test_unanswered_and_orphan_tool_results_keep_the_request_valid(
         self, server: FixtureServer, model: BaseLlm
     ) -> None:
@@ -315,6 +332,7 @@ class ModelConformance:
 
     # --- structured output ------------------------------------------------------------------
 
+    @pytest.mark.asyncio
     async def test_structured_output(self, server: FixtureServer, model: BaseLlm) -> None:
         server.enqueue(self.wire.text('{"city": "Paris", "temperature_c": 21.5}'))
         request = _request("Forecast for Paris as JSON.")
@@ -331,6 +349,7 @@ class ModelConformance:
 
     # --- errors -------------------------------------------------------------------------------
 
+    @pytest.mark.asyncio
     @pytest.mark.parametrize("stream", [False, True], ids=["call", "stream"])
     @pytest.mark.parametrize(
         ("kind", "error_type", "retryable"),
@@ -357,6 +376,7 @@ class ModelConformance:
         assert raised.value.retryable is retryable  # type: ignore[attr-defined]
         assert len(server.requests) == 1, "the adapter must not retry on its own here"
 
+    @pytest.mark.asyncio
     async def test_unreachable_server_is_a_retryable_error(self) -> None:
         model = self.make_model(f"http://127.0.0.1:{_closed_port()}")
         with pytest.raises(ModelOverloadedError) as raised:
@@ -366,12 +386,13 @@ class ModelConformance:
 
     # --- provider-opaque reasoning ----------------------------------------------------------
 
+    @pytest.mark.asyncio
     @pytest.mark.parametrize("stream", [False, True], ids=["call", "stream"])
-    async def test_reasoning_signatures_are_kept_and_sent_back(
+    async def test_reasoning_is_kept_and_sent_back(
         self, server: FixtureServer, model: BaseLlm, stream: bool
     ) -> None:
-        if self.wire.reasoning_signature is None:
-            pytest.skip(f"the {self.wire.name} wire has no opaque reasoning fields")
+        if not self.wire.returns_reasoning:
+            pytest.skip(f"the {self.wire.name} wire has no reasoning to send back")
         call = Call("get_weather", {"city": "Paris"}, self._ids("call_t")[0])
         server.enqueue(self.wire.reasoning("The user wants the weather.", call, stream=stream))
         server.enqueue(self.wire.text("Sunny."))
@@ -381,7 +402,8 @@ class ModelConformance:
         thoughts = [p for p in answer.content.parts or [] if p.thought]
         assert [p.text for p in thoughts] == ["The user wants the weather."]
         assert answer.content.text is None, "thoughts are not answer text"
-        assert any(p.thought_signature for p in answer.content.parts or [])
+        if self.wire.reasoning_signature is not None:
+            assert any(p.thought_signature for p in answer.content.parts or [])
         if stream:
             assert all(p.partial and p.content and p.content.parts[0].thought for p in partials)  # type: ignore[index]
         (made,) = _calls(answer)
@@ -392,10 +414,12 @@ class ModelConformance:
         )
         history = _request("Weather in Paris?", answer.content, types.UserContent([result]))
         await generate(model, _with_tools(history, get_weather))
-        assert self.wire.sent_signatures(self._body(server)) == [self.wire.reasoning_signature]
+        sent = self.wire.sent_reasoning(self._body(server))
+        assert sent == [self.wire.reasoning_signature or "The user wants the weather."]
 
     # --- through an agent -------------------------------------------------------------------
 
+    @pytest.mark.asyncio
     @pytest.mark.parametrize("streaming", [False, True], ids=["call", "stream"])
     async def test_agent_turn_with_a_tool(
         self, server: FixtureServer, model: BaseLlm, streaming: bool
