@@ -8,6 +8,7 @@ need pytest and are imported on first use; everything else needs nothing extra.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from pyadk.testing.fixture_server import (
@@ -50,7 +51,11 @@ _CONFORMANCE = (
 
 def __getattr__(name: str) -> Any:
     if name in _CONFORMANCE:
-        return getattr(importlib.import_module("pyadk.testing.model_conformance"), name)
+        module = "pyadk.testing.model_conformance"
+        if module not in sys.modules and "pytest" in sys.modules:
+            # Failures in users' test runs then show the compared values.
+            sys.modules["pytest"].register_assert_rewrite(module)
+        return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
