@@ -31,6 +31,8 @@ from pyadk.sessions.base_session_service import (
 from pyadk.sessions.errors import StaleSessionError
 from pyadk.sessions.in_memory_session_service import InMemorySessionService
 from pyadk.sessions.session import Session
+from pyadk.telemetry import get_tracer
+from pyadk.telemetry.spans import trace_invocation
 from pyadk.tools.base_toolset import BaseToolset
 from pyadk.utils.fast_models import construct, copy_value
 
@@ -70,7 +72,7 @@ class Runner:
         self.plugin_manager = PluginManager(plugins)
         self.auto_create_session = auto_create_session
 
-    async def run_async(
+    def run_async(
         self,
         *,
         user_id: str,
@@ -86,6 +88,29 @@ class Runner:
         per the service's ``lease_wait``) before anything is written.
         """
         invocation_id = new_invocation_context_id()
+        events = self._run_turn(
+            user_id, session_id, invocation_id, new_message, state_delta, run_config
+        )
+        tracer = get_tracer()
+        if tracer is None:
+            return events
+        return trace_invocation(
+            events,
+            tracer,
+            app_name=self.app_name,
+            session_id=session_id,
+            invocation_id=invocation_id,
+        )
+
+    async def _run_turn(
+        self,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        new_message: types.Content | Any | None,
+        state_delta: dict[str, Any] | None,
+        run_config: RunConfig | None,
+    ) -> AsyncGenerator[Event, None]:
         async with AsyncExitStack() as turn:
             session = await self._start_turn(turn, user_id, session_id, invocation_id)
             ctx = InvocationContext(

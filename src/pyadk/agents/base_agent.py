@@ -18,6 +18,8 @@ from pyadk.errors import AgentTimeoutError
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus, outcome_state_key
+from pyadk.telemetry import get_tracer
+from pyadk.telemetry.spans import trace_agent
 from pyadk.utils.callbacks import as_callback_list, plugins_then_callbacks
 from pyadk.utils.event_streams import merge_event_streams
 from pyadk.utils.fast_models import construct
@@ -109,7 +111,7 @@ class BaseAgent(BaseModel):
 
     # -- running ------------------------------------------------------------------------
     @final
-    async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+    def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
         """Runs the agent: before callbacks, :meth:`_run_async_impl`, after callbacks.
 
         Every run ends with an outcome event (no content, ``actions.agent_outcome``,
@@ -117,6 +119,15 @@ class BaseAgent(BaseModel):
         or timed_out. An exception is recorded as a failure and then re-raised; after
         callbacks run in every case but a skip, and see ``callback_context.outcome``.
         """
+        events = self._run_with_outcome(parent_context)
+        tracer = get_tracer()
+        if tracer is None:
+            return events
+        return trace_agent(events, tracer, self, parent_context)
+
+    async def _run_with_outcome(
+        self, parent_context: InvocationContext
+    ) -> AsyncGenerator[Event, None]:
         ctx = self._create_invocation_context(parent_context)
         tracker = OutcomeTracker(self.name, {c.name for c in self._children()})
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -237,9 +238,10 @@ class LlmAgent(BaseAgent):
         return cache.flow
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        async for event in self._llm_flow.run_async(ctx):
-            self._maybe_save_output_to_state(event)
-            yield event
+        async with aclosing(self._llm_flow.run_async(ctx)) as events:
+            async for event in events:
+                self._maybe_save_output_to_state(event)
+                yield event
 
     def _maybe_save_output_to_state(self, event: Event) -> None:
         """Stores the final answer under ``output_key`` (text, or a dict with a schema)."""

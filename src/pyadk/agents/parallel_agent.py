@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from typing import Literal
 
 from pyadk.agents.base_agent import BaseAgent
@@ -35,5 +36,7 @@ class ParallelAgent(BaseAgent):
             sub.run_async(ctx.model_copy(update={"branch": f"{prefix}.{sub.name}"}))
             for sub in self.sub_agents
         ]
-        async for event in merge_event_streams(streams, collect_errors=self.failure == "collect"):
-            yield event
+        merged = merge_event_streams(streams, collect_errors=self.failure == "collect")
+        async with aclosing(merged) as events:
+            async for event in events:
+                yield event

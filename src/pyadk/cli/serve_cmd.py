@@ -19,6 +19,9 @@ CONFIG_ENV = "PYADK_SERVE_CONFIG"
 AUTH_TOKEN_ENV = "PYADK_AUTH_TOKEN"
 """Bearer token required by the server when ``--auth-token`` is not given."""
 
+TRACE_ENV = "PYADK_TRACE"
+"""``1``/``true``: record spans for the ``/debug/trace`` routes, as ``--trace`` does."""
+
 LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
 ANY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
 
@@ -37,6 +40,7 @@ class ServeOptions:
     log_level: str = "info"
     reload: bool = False
     trusted_hosts: list[str] = field(default_factory=list)
+    trace: bool = False
 
     def effective_trusted_hosts(self) -> list[str] | None:
         """``Host`` names the server answers: given ones, else what the bind address implies.
@@ -64,14 +68,18 @@ def build_app(options: ServeOptions) -> Any:
     trusted = options.effective_trusted_hosts()
     if trusted is not None:
         extra["trusted_hosts"] = trusted
-    return create_app(
-        options.agents_dir,
-        session_service=session_service_for(options.session_uri),
-        auth_token=options.auth_token,
-        allow_origins=tuple(options.allow_origins),
-        web_ui=options.web_ui,
-        **extra,
-    )
+    try:
+        return create_app(
+            options.agents_dir,
+            session_service=session_service_for(options.session_uri),
+            auth_token=options.auth_token,
+            allow_origins=tuple(options.allow_origins),
+            web_ui=options.web_ui,
+            trace=options.trace,
+            **extra,
+        )
+    except RuntimeError as error:  # --trace without opentelemetry-sdk
+        raise CliError(str(error)) from error
 
 
 def app_from_environment() -> Any:
@@ -149,6 +157,14 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
         help="A Host header name the server answers (repeat; '*' for any). Default: the "
         "loopback names, or any host when --host is 0.0.0.0.",
     )
+    @click.option(
+        "--trace/--no-trace",
+        envvar=TRACE_ENV,
+        default=False,
+        show_default=True,
+        help="Record pyadk's OpenTelemetry spans in memory for the /debug/trace routes "
+        f"(needs opentelemetry-sdk; env {TRACE_ENV}).",
+    )
     @click.option("--reload/--no-reload", default=False, show_default=True)
     def command(
         agents_dir: Path,
@@ -159,6 +175,7 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
         session_uri: str | None,
         log_level: str,
         trusted_hosts: tuple[str, ...],
+        trace: bool,
         reload: bool,
     ) -> None:
         options = ServeOptions(
@@ -172,6 +189,7 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
             log_level=log_level,
             reload=reload,
             trusted_hosts=list(trusted_hosts),
+            trace=trace,
         )
         try:
             serve(options)

@@ -21,6 +21,8 @@ from pyadk.flows import functions
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
+from pyadk.telemetry import get_tracer
+from pyadk.telemetry.spans import trace_llm_call
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import plugins_then_callbacks
@@ -77,7 +79,11 @@ class BaseLlmFlow:
         response_event = construct(
             Event, invocation_id=ctx.invocation_id, author=ctx.agent.name, branch=ctx.branch
         )
-        async with aclosing(self._call_llm_async(ctx, llm_request, response_event)) as stream:
+        responses = self._call_llm_async(ctx, llm_request, response_event)
+        tracer = get_tracer()
+        if tracer is not None:
+            responses = trace_llm_call(responses, tracer, ctx, llm_request, response_event)
+        async with aclosing(responses) as stream:
             async for llm_response in stream:
                 if self.response_processors:
                     async with aclosing(self._postprocess_async(ctx, llm_response)) as events:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
@@ -10,16 +12,23 @@ from pyadk.agents.llm_agent import LlmAgent
 from pyadk.errors import ToolTimeoutError
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
+from pyadk.telemetry import get_tracer
+from pyadk.telemetry.spans import ToolSpan, trace_merged_tool_calls
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import plugins_then_callbacks
 from pyadk.utils.fast_models import construct
 from pyadk.utils.ids import new_uuid4
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.tools.base_tool import BaseTool
 
 CLIENT_CALL_ID_PREFIX = "adk-"
+
+_CallResult = tuple[types.Part, EventActions] | None
+"""A call's response part and actions; None for a long-running tool with no answer yet."""
 
 
 def new_function_call_id() -> str:
@@ -55,13 +64,19 @@ async def handle_function_calls_async(
     calls = call_event.get_function_calls()
     if not calls:
         return None
+    execute: Callable[..., Coroutine[Any, Any, _CallResult]] = _execute_call
+    tracer = get_tracer()
+    event_id = None
+    if tracer is not None:  # the tool spans carry the id of the response event
+        event_id = Event.new_id()
+        execute = functools.partial(_traced_execute_call, tracer, event_id)
     if len(calls) == 1:
-        results = [await _execute_call(ctx, calls[0], tools_dict, concurrent=False)]
+        results = [await execute(ctx, calls[0], tools_dict, concurrent=False)]
     else:
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = [
-                    group.create_task(_execute_call(ctx, call, tools_dict, concurrent=True))
+                    group.create_task(execute(ctx, call, tools_dict, concurrent=True))
                     for call in calls
                 ]
         except ExceptionGroup as errors:
@@ -78,7 +93,7 @@ async def handle_function_calls_async(
         actions.merge(call_actions)
     if not parts:
         return None
-    return construct(
+    event = construct(
         Event,
         invocation_id=ctx.invocation_id,
         author=ctx.agent.name,
@@ -86,6 +101,28 @@ async def handle_function_calls_async(
         content=construct(types.Content, role="user", parts=parts),
         actions=actions,
     )
+    if event_id is not None:
+        event.__dict__["id"] = event_id
+        if tracer is not None and len(calls) > 1:
+            trace_merged_tool_calls(tracer, ctx, event, len(calls))
+    return event
+
+
+async def _traced_execute_call(
+    tracer: Tracer,
+    event_id: str,
+    ctx: InvocationContext,
+    call: types.FunctionCall,
+    tools_dict: dict[str, BaseTool],
+    *,
+    concurrent: bool,
+) -> _CallResult:
+    """:func:`_execute_call` inside an ``execute_tool <name>`` span."""
+    with ToolSpan(tracer, ctx, call, tools_dict.get(call.name or ""), event_id) as span:
+        result = await _execute_call(ctx, call, tools_dict, concurrent=concurrent)
+        response = result[0].function_response if result is not None else None
+        span.record(response.response if response is not None else None)
+        return result
 
 
 async def _execute_call(
@@ -94,7 +131,7 @@ async def _execute_call(
     tools_dict: dict[str, BaseTool],
     *,
     concurrent: bool,
-) -> tuple[types.Part, EventActions] | None:
+) -> _CallResult:
     tool_context = ToolContext(ctx, function_call_id=call.id)
     tool_context.concurrent = concurrent
     name = call.name or ""

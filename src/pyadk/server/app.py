@@ -27,6 +27,7 @@ from pyadk.server import (
     routes_live,
     routes_run,
     routes_sessions,
+    routes_trace,
     routes_ui,
 )
 from pyadk.server.agent_loader import AgentLoader
@@ -60,6 +61,7 @@ def create_app(
     web_ui: bool | str | Path = False,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     settings: ServerSettings | None = None,
+    trace: bool = False,
 ) -> FastAPI:
     """The API server for the apps of ``agents_dir`` and/or ``agents`` (name -> agent).
 
@@ -67,7 +69,9 @@ def create_app(
     ``{token: user_id}`` (each token reaches only its user's data). ``allow_origins``:
     origins allowed to call the API from a browser (CORS). ``trusted_hosts``: ``Host``
     names served (loopback by default; ``["*"]`` for any). ``web_ui``: serve the dev UI
-    at ``/dev-ui/`` (True for the bundled one, or a directory). See docs/server.md.
+    at ``/dev-ui/`` (True for the bundled one, or a directory). ``trace``: keep pyadk's
+    OpenTelemetry spans in memory for the ``/debug/trace`` routes (needs
+    opentelemetry-sdk; see docs/telemetry.md). See docs/server.md.
     """
     if agents_dir is None and not agents:
         raise ValueError("create_app needs agents_dir, agents, or both.")
@@ -96,6 +100,8 @@ def create_app(
     routers = (routes_sessions, routes_artifacts, routes_run, routes_ui, routes_live, routes_graph)
     for module in routers:
         app.include_router(module.make_router(ctx))
+    app.state.span_store = routes_trace.install_span_store() if trace else None
+    app.include_router(routes_trace.make_router(app.state.span_store))
     if web_ui:
         _mount_web_ui(app, STATIC_DIR if web_ui is True else Path(web_ui))
 
