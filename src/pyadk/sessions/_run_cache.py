@@ -1,12 +1,12 @@
 """The decoded events of recently used sessions, so that a turn reads only new events.
 
-A SQL session service keeps, for each session it recently ran a turn on, the events it
-has seen (decoded :class:`Event` objects, or JSON bodies not decoded yet) up to a
-sequence number. Events are immutable once stored and numbered in order, so such a view
-stays true: a later turn needs only the events after its sequence number, which the
-turn's lease claim reads in the same transaction. A view belongs to one *incarnation*
-of a session (its row key and creation time): a session deleted and created again
-under the same id is a different one.
+A session service keeps, for each session it recently ran a turn on, the events it has
+seen (decoded :class:`Event` objects, or, for the SQL services, JSON bodies not decoded
+yet) up to a sequence number. Events are immutable once stored and numbered in order,
+so such a view stays true: a later turn needs only the events after its sequence
+number, which a SQL service's lease claim reads in the same transaction. A view belongs
+to one *incarnation* of a session (its row key and creation time): a session deleted
+and created again under the same id is a different one.
 
 The cache holds at most ``max_events`` events, each session counting one more (whole
 sessions, least recently used evicted first), except that the session used last is
@@ -82,6 +82,13 @@ class RunCache:
             old = self._views.pop(key, None)
             if old is not None:
                 self._size -= _weight(old)
+
+    def holds(self, key: Key, incarnation: Incarnation, seen: int) -> bool:
+        """True when the key's view is of that incarnation and has seen ``seen`` events:
+        :meth:`extend` would add to it."""
+        with self._lock:
+            view = self._views.get(key)
+            return view is not None and view.incarnation == incarnation and view.seq == seen
 
     def extend(
         self,

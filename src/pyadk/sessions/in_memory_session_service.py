@@ -1,8 +1,17 @@
-"""InMemorySessionService: sessions kept in process memory (tests, demos)."""
+"""InMemorySessionService: sessions kept in process memory (tests, demos, servers).
+
+Each stored event is kept in a compact encoding (:mod:`pyadk.sessions._event_codec`:
+a few hundred bytes instead of a few KiB of pydantic objects), the source of truth.
+Decoded :class:`Event` objects are kept only for the sessions that ran a turn
+recently, up to ``cached_events`` of them (:mod:`pyadk.sessions._run_cache`), so that a
+conversation's next turn decodes nothing: its cached view gets a copy of each event
+appended to it.
+"""
 
 from __future__ import annotations
 
 import copy
+import itertools
 import threading
 import time
 import uuid
@@ -10,12 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyadk.events.event import Event
+from pyadk.sessions._event_codec import Encoded, decode, encode, field_of
 from pyadk.sessions._leases import (
     DEFAULT_LEASE_TTL,
     LeasedTurns,
     session_lease,
     writer_refusal,
 )
+from pyadk.sessions._run_cache import Incarnation, RunCache, View
 from pyadk.sessions.base_session_service import (
     BaseSessionService,
     GetSessionConfig,
@@ -28,16 +39,25 @@ from pyadk.sessions.errors import foreign_session_error
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
 from pyadk.sessions.state_scopes import merge_scoped_state, split_scoped_state
-from pyadk.utils.fast_models import copy_model
+from pyadk.utils.fast_models import copy_model, copy_value
+
+DEFAULT_CACHED_EVENTS = 1_000
+"""Default ``cached_events`` of :class:`InMemorySessionService` (3-4 MiB of decoded
+events at most, for short messages)."""
+
+_serials = itertools.count(1)
 
 
-@dataclass
+@dataclass(slots=True)
 class _StoredSession:
     id: str
     app_name: str
     user_id: str
     state: dict[str, Any]
-    events: list[Event] = field(default_factory=list)
+    incarnation: Incarnation
+    events: list[Encoded] = field(default_factory=list)
+    """Every event, encoded (the source of truth)."""
+    last_event_id: str | None = None
     last_update_time: float = field(default_factory=time.time)
     lease_owner: str | None = None
     lease_expires: float = 0.0
@@ -46,15 +66,28 @@ class _StoredSession:
 class InMemorySessionService(LeasedTurns, BaseSessionService):
     """Keeps sessions in memory.
 
-    Appending costs the same at any session length (one copy of the new event, never
-    of the history). ``get_session`` returns copies, so callers cannot change what is
-    stored except through :meth:`append_event`. Like the SQL services, it refuses
-    appends from a session object that missed other appends (``StaleSessionError``) and
-    gives a turn (:meth:`turn`) the session to itself (``SessionBusyError`` for others);
-    ``lease_ttl`` and ``lease_wait`` are the defaults of :meth:`turn`.
+    Each event is stored encoded (200-300 bytes for a short message): appending costs
+    one encoding of the new event (and one copy when the session is cached), never
+    anything for the history. The decoded events of the sessions that ran a turn
+    recently are cached, at most ``cached_events`` of them (least recently run sessions
+    dropped first; the session that ran last is always kept whole), so a conversation's
+    next turn decodes nothing; a turn on a session that left the cache decodes its
+    history once. ``cached_events=0`` keeps nothing decoded (least memory; every turn
+    decodes its session's history). ``get_session`` returns new objects, so callers
+    cannot change what is stored except through :meth:`append_event`. Like the SQL
+    services, it refuses appends from a session object that missed other appends
+    (``StaleSessionError``) and gives a turn (:meth:`turn`) the session to itself
+    (``SessionBusyError`` for others); ``lease_ttl`` and ``lease_wait`` are the
+    defaults of :meth:`turn`.
     """
 
-    def __init__(self, *, lease_ttl: float = DEFAULT_LEASE_TTL, lease_wait: float = 0.0) -> None:
+    def __init__(
+        self,
+        *,
+        lease_ttl: float = DEFAULT_LEASE_TTL,
+        lease_wait: float = 0.0,
+        cached_events: int = DEFAULT_CACHED_EVENTS,
+    ) -> None:
         self._set_lease_policy(lease_ttl, lease_wait)
         # Runner.run drives each turn in its own thread and event loop: checks and
         # writes happen under this lock.
@@ -62,6 +95,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         self._sessions: dict[tuple[str, str, str], _StoredSession] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+        self._cache = RunCache(cached_events)
 
     async def create_session(
         self,
@@ -73,16 +107,23 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
     ) -> Session:
         sid = (session_id or "").strip() or str(uuid.uuid4())
         key = (app_name, user_id, sid)
-        if key in self._sessions:
-            raise ValueError(
-                f"Session {sid!r} already exists for app {app_name!r}, user {user_id!r}."
-            )
         app_delta, user_delta, own = split_scoped_state(copy.deepcopy(state or {}))
-        self._app_state.setdefault(app_name, {}).update(app_delta)
-        self._user_state.setdefault((app_name, user_id), {}).update(user_delta)
-        stored = _StoredSession(id=sid, app_name=app_name, user_id=user_id, state=own)
-        self._sessions[key] = stored
-        return self._snapshot(stored, None, deep=True)
+        with self._lock:
+            if key in self._sessions:
+                raise ValueError(
+                    f"Session {sid!r} already exists for app {app_name!r}, user {user_id!r}."
+                )
+            self._app_state.setdefault(app_name, {}).update(app_delta)
+            self._user_state.setdefault((app_name, user_id), {}).update(user_delta)
+            stored = _StoredSession(
+                id=sid,
+                app_name=app_name,
+                user_id=user_id,
+                state=own,
+                incarnation=(next(_serials), 0.0),
+            )
+            self._sessions[key] = stored
+            return self._session(stored, [], 0)
 
     async def get_session(
         self,
@@ -92,25 +133,42 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
-        stored = self._sessions.get((app_name, user_id, session_id))
-        return None if stored is None else self._snapshot(stored, config, deep=True)
+        with self._lock:
+            stored = self._sessions.get((app_name, user_id, session_id))
+            if stored is None:
+                return None
+            picked = _pick(stored, config)
+            session = self._session(stored, [], len(stored.events))
+        session.events = [_decode(e) for e in picked]
+        return session
 
     async def _load_session_for_run(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> Session | None:
-        stored = self._sessions.get((app_name, user_id, session_id))
-        return None if stored is None else self._snapshot(stored, None, deep=False)
+        """The session with its events decoded: those of the run cache (shared with it)
+        when the session is cached, else decoded now and cached.
 
-    def _snapshot(
-        self, stored: _StoredSession, config: GetSessionConfig | None, *, deep: bool
-    ) -> Session:
-        events = stored.events
-        if config is not None:
-            if config.after_timestamp is not None:
-                events = [e for e in events if e.timestamp >= config.after_timestamp]
-            if config.num_recent_events:
-                events = events[-config.num_recent_events :]
-        events = [_private_copy(e) for e in events] if deep else list(events)
+        A session without events is not cached: many sessions run one turn only."""
+        key = (app_name, user_id, session_id)
+        with self._lock:
+            stored = self._sessions.get(key)
+            if stored is None:
+                return None
+            seq = len(stored.events)
+            if not seq:
+                return self._session(stored, [], 0)
+            cached = self._cache.snapshot(key)
+            if cached is not None and (cached.incarnation, cached.seq) == (stored.incarnation, seq):
+                return self._session(stored, cached.events, seq)
+            events = [_decode(e) for e in stored.events]
+            view = View(stored.incarnation, seq, stored.last_update_time, {})
+            view.events.extend(events)  # a list of its own: the turn appends to events
+            view.decoded_upto = seq
+            self._cache.put(key, view)
+            return self._session(stored, events, seq)
+
+    def _session(self, stored: _StoredSession, events: list[Event], seq: int) -> Session:
+        """A Session object of ``stored`` with ``events`` and a copy of its merged state."""
         state = merge_scoped_state(
             self._app_state.get(stored.app_name, {}),
             self._user_state.get((stored.app_name, stored.user_id), {}),
@@ -124,26 +182,34 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             events=events,
             last_update_time=stored.last_update_time,
         )
-        set_session_seq(session, len(stored.events))
+        set_session_seq(session, seq)
         return session
 
     async def list_sessions(self, *, app_name: str, user_id: str) -> ListSessionsResponse:
+        with self._lock:
+            rows = [
+                (s.id, s.last_update_time)
+                for (app, user, _), s in self._sessions.items()
+                if app == app_name and user == user_id
+            ]
         sessions = [
             Session.model_construct(
-                id=s.id,
-                app_name=s.app_name,
-                user_id=s.user_id,
+                id=sid,
+                app_name=app_name,
+                user_id=user_id,
                 state={},
                 events=[],
-                last_update_time=s.last_update_time,
+                last_update_time=update_time,
             )
-            for (app, user, _), s in self._sessions.items()
-            if app == app_name and user == user_id
+            for sid, update_time in rows
         ]
         return ListSessionsResponse(sessions=sessions)
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        self._sessions.pop((app_name, user_id, session_id), None)
+        key = (app_name, user_id, session_id)
+        with self._lock:
+            self._sessions.pop(key, None)
+            self._cache.drop(key)
 
     def _stored(self, session: Session) -> _StoredSession:
         stored = self._sessions.get((session.app_name, session.user_id, session.id))
@@ -161,9 +227,8 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         seen = session_seq(session)
         if seen is not None:
             return seen
-        stored_last = stored.events[-1].id if stored.events else None
         own_last = session.events[-1].id if session.events else None
-        if stored_last != own_last:
+        if stored.last_event_id != own_last:
             raise foreign_session_error(session, len(stored.events))
         return len(stored.events)
 
@@ -205,16 +270,21 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
                 stored.lease_owner, stored.lease_expires = None, 0.0
 
     async def append_event(self, session: Session, event: Event) -> Event:
-        """Stores a private copy of ``event`` and applies it to ``session``.
+        """Stores a private copy of ``event`` (encoded) and applies it to ``session``.
 
         Raises SessionNotFoundError, StaleSessionError (the object missed other
         appends) or SessionBusyError (another turn holds the session), changing nothing.
         """
         if event.partial:
             return event
-        kept = _private_copy(event)
-        delta = self._persistable_delta(kept)  # from the private copy: no shared values
-        kept.actions.state_delta = delta
+        delta = self._persistable_delta(event)
+        to_store = event
+        if len(delta) != len(event.actions.state_delta):  # temp: keys are not stored
+            to_store = _with_state_delta(event, delta)
+        kept = _private_copy(to_store)
+        if delta:
+            delta = copy_value(delta)  # the state shares nothing with the caller's event
+        key = (session.app_name, session.user_id, session.id)
         with self._lock:
             stored = self._stored(session)
             self._check_writer(session, stored)
@@ -227,19 +297,58 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
                         user_delta
                     )
                 stored.state.update(own)
+            seen = len(stored.events)
             stored.events.append(kept)
+            stored.last_event_id = event.id
             stored.last_update_time = event.timestamp
+            if self._cache.holds(key, stored.incarnation, seen):
+                # The cached view gets its own copy: never the caller's object, which
+                # the caller may still change.
+                self._cache.extend(
+                    key,
+                    stored.incarnation,
+                    seen,
+                    [copy_model(to_store)],
+                    update_time=event.timestamp,
+                )
             lease = session_lease(session)
             if lease is not None:
                 stored.lease_expires = time.time() + lease[1]
-            set_session_seq(session, len(stored.events))
+            set_session_seq(session, seen + 1)
         self._apply_to_session(session, event)
         return event
 
 
-def _private_copy(event: Event) -> Event:
-    """A deep copy of ``event`` (same set fields; nothing shared but immutable values)."""
-    return copy_model(event)
+def _private_copy(event: Event) -> Encoded:
+    """The event as storage keeps it: encoded, sharing nothing with ``event``."""
+    return encode(event)
 
 
-__all__ = ["InMemorySessionService", "State"]
+def _decode(encoded: Encoded) -> Event:
+    """A new Event equal to the one that was encoded."""
+    return decode(encoded, Event)
+
+
+def _with_state_delta(event: Event, delta: dict[str, Any]) -> Event:
+    """A shallow copy of ``event`` whose actions carry ``delta`` (same fields set)."""
+    actions = copy.copy(event.actions)
+    actions.__dict__["state_delta"] = delta
+    event = copy.copy(event)
+    event.__dict__["actions"] = actions
+    return event
+
+
+def _pick(stored: _StoredSession, config: GetSessionConfig | None) -> list[Encoded]:
+    """The stored events ``config`` asks for (all of them without one)."""
+    events = stored.events
+    if config is None:
+        return list(events)
+    if config.after_timestamp is not None:
+        after = config.after_timestamp
+        events = [e for e in events if field_of(e, Event, "timestamp") >= after]
+    if config.num_recent_events:
+        return events[-config.num_recent_events :]
+    return list(events)
+
+
+__all__ = ["DEFAULT_CACHED_EVENTS", "InMemorySessionService", "State"]

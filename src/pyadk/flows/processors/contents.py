@@ -77,6 +77,7 @@ def build_contents(
             new = _visible(events[cached.count :], branch)
             if _responses_follow_calls(new, previous=cached.last_visible):
                 _extend(cached, events, new, agent_name)
+                _history_cache.grew(cache_key, cached)
                 return list(cached.contents)
     visible = _visible(events, branch)
     if current_turn_only:

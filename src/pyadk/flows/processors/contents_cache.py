@@ -32,12 +32,17 @@ class HistoryCache:
     """A small LRU of :class:`CachedHistory` by (session, agent, branch).
 
     Sessions are append-only, so a history stays valid while the event it ended at
-    is still at the same position; only the events after it need converting.
+    is still at the same position; only the events after it need converting. Bounded by
+    entries and by the contents they hold together (the latest entry is always kept), so
+    many long idle sessions do not stay in memory through it.
     """
 
-    def __init__(self, max_entries: int = 512) -> None:
+    def __init__(self, max_entries: int = 512, max_contents: int = 2_000) -> None:
         self._entries: OrderedDict[Hashable, CachedHistory] = OrderedDict()
+        self._sizes: dict[Hashable, int] = {}
+        self._total = 0
         self._max_entries = max_entries
+        self._max_contents = max_contents
 
     def get(self, key: Hashable) -> CachedHistory | None:
         entry = self._entries.get(key)
@@ -48,8 +53,20 @@ class HistoryCache:
     def put(self, key: Hashable, entry: CachedHistory) -> None:
         self._entries[key] = entry
         self._entries.move_to_end(key)
-        while len(self._entries) > self._max_entries:
-            self._entries.popitem(last=False)
+        self.grew(key, entry)
+
+    def grew(self, key: Hashable, entry: CachedHistory) -> None:
+        """Accounts for contents added to ``entry`` in place; evicts what is over the bounds."""
+        size = len(entry.contents)
+        self._total += size - self._sizes.get(key, 0)
+        self._sizes[key] = size
+        while len(self._entries) > 1 and (
+            len(self._entries) > self._max_entries or self._total > self._max_contents
+        ):
+            evicted, _ = self._entries.popitem(last=False)
+            self._total -= self._sizes.pop(evicted, 0)
 
     def clear(self) -> None:
         self._entries.clear()
+        self._sizes.clear()
+        self._total = 0
