@@ -67,8 +67,12 @@ METHOD = """\
   200 partial events in order, one final aggregated event, and that the partials were not
   stored.
 - **j.** The median over several fresh interpreters, after one warm-up process. The time
-  covers only the two import statements. RSS is the whole process after the imports.
+  covers only the two import statements. RSS is the whole process after the imports. Both
+  sides import with bytecode caches, as installed packages do (pip compiles site-packages;
+  the warm-up process writes pyadk's caches even where `PYTHONDONTWRITEBYTECODE` is set).
 """
+
+ANALYSIS = Path(__file__).resolve().parent / "analysis.md"
 
 NOTES = """\
 ## Notes
@@ -111,6 +115,13 @@ def render(report: dict[str, Any], results_path: str, plot_name: str) -> str:
         f"{versions.get('pyadk')} at `{report.get('pyadk_revision')}`, google-adk "
         f"{versions.get('google-adk')}. {status} Raw numbers: `{results_path}`.\n"
     )
+    rerun = report.get("rerun")
+    if rerun:
+        out.append(
+            f"Scenarios {', '.join(rerun['scenarios'])} were run again at "
+            f"`{rerun['pyadk_revision']}` ({rerun['date'][:16].replace('T', ' ')}): "
+            f"{rerun['why']}.\n"
+        )
 
     loads = [x for x in report["machine"].get("load_average") or [] if x is not None]
     cores = report["machine"].get("cores") or 1
@@ -273,6 +284,8 @@ page again from a results file.
     per_checkpoint = report["sizes"].get("a_reused", {}).get("per_checkpoint", 8)
     out.append(METHOD.format(per_checkpoint=per_checkpoint))
     out.append(NOTES)
+    if ANALYSIS.exists():  # hand-written: where the time goes, what limits the ratios
+        out.append(ANALYSIS.read_text(encoding="utf-8"))
     return "\n".join(out)
 
 
