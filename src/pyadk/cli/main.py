@@ -7,6 +7,7 @@ import click
 from pyadk.cli.create_cmd import create_command
 from pyadk.cli.run_cmd import run_command
 from pyadk.cli.serve_cmd import api_server_command, web_command
+from pyadk.contrib.bench.command import bench_command
 from pyadk.version import __version__
 
 
@@ -20,6 +21,7 @@ cli.add_command(run_command)
 cli.add_command(create_command)
 cli.add_command(web_command)
 cli.add_command(api_server_command)
+cli.add_command(bench_command)
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,46 @@ def test_missing_matplotlib_is_explained(
     assert cli.main(["report", str(out)]) == 0
     assert cli.MATPLOTLIB_HINT in capsys.readouterr().out
     assert not (out / "plot.png").exists()
+
+
+def pyadk_command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Runs the `pyadk` command (its console-script entry point) in a subprocess."""
+    env = {**os.environ, "PYADK_DEFAULT_MODEL": "none"}
+    return subprocess.run(
+        [sys.executable, "-c", "from pyadk.cli.main import main; main()", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_pyadk_bench_subcommand_runs_a_benchmark(tmp_path: Path) -> None:
+    tasks = write_tasks(tmp_path)
+    generator = f"code={ref('create_code_generator')}"
+    done = pyadk_command(
+        "bench", "run", "--tasks", str(tasks), "--generator", generator, "--model", "none",
+        "--seed", "3", "--plain", "--out", "out", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].split()[:3] == ["code", "2/2", "100%"]
+    assert "[2/2] code add_tool: pass" in done.stderr
+    results = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").open()]
+    assert [(r["task_id"], r["passed"]) for r in results] == [("hello", True), ("add_tool", True)]
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["seed"] == 3
+
+
+def test_pyadk_bench_help_errors_and_listing(tmp_path: Path) -> None:
+    listed = pyadk_command("--help", cwd=tmp_path)
+    assert listed.returncode == 0 and "bench" in listed.stdout
+    usage = pyadk_command("bench", "--help", cwd=tmp_path)
+    assert usage.returncode == 0
+    assert usage.stdout.startswith("usage: pyadk bench") and "{run,report,tasks}" in usage.stdout
+    starter = pyadk_command("bench", "tasks", cwd=tmp_path)
+    assert starter.returncode == 0 and starter.stdout.split()[0] == "hello_agent"
+    bad = pyadk_command("bench", "run", "--generator", "nonsense", "--out", "x", cwd=tmp_path)
+    assert bad.returncode == 2 and "error: Unknown generator 'nonsense'" in bad.stderr
+    missing = pyadk_command("bench", "report", str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert missing.returncode == 2 and missing.stderr.startswith("error:")

@@ -29,6 +29,9 @@ RESULTS = [
         failure_reason="verification_failed: x | y <b>",
     ),
     result("a", "plain", True, wall_time=10.0),
+    result("b", "plain", False, failure_reason="timeout: the generator ran over 60 s"),
+    result("c", "plain", False, failure_reason="timeout: the generator ran over 60 s"),
+    result("d", "plain", False, failure_reason="no_solution: the generator wrote no code"),
 ]
 
 
@@ -66,7 +69,7 @@ def test_summaries_per_generator() -> None:
     assert (fast.generator, fast.tasks, fast.passed, fast.pass_rate) == ("fast", 2, 1, 0.5)
     assert (fast.mean_wall_time, fast.mean_model_calls, fast.total_tokens) == (3.0, 5.0, 150)
     assert fast.mean_iterations == 2.0
-    assert (plain.pass_rate, plain.mean_iterations) == (1.0, None)
+    assert (plain.pass_rate, plain.mean_iterations) == (0.25, None)
     assert report.summary_rows([fast]) == [["fast", "1/2", "50%", "3.0", "5.0", "150", "2.0"]]
 
 
@@ -75,6 +78,17 @@ def test_results_round_trip_through_jsonl(tmp_path: Path) -> None:
     assert report.read_results(tmp_path) == RESULTS
     assert report.read_metadata(tmp_path) == metadata()
     assert report.read_results(tmp_path / "missing") == []
+
+
+def test_failures_are_counted_by_kind() -> None:
+    assert report.failure_rows(RESULTS) == [
+        ["fast", "verification_failed", "1"],
+        ["plain", "timeout", "2"],
+        ["plain", "no_solution", "1"],
+    ]
+    assert report.failure_kind("timeout: over; verification_failed: x") == "timeout"
+    assert report.failure_kind("") == "unknown"
+    assert report.failure_rows(RESULTS[:1]) == []
 
 
 def test_markdown_and_html_reports(tmp_path: Path) -> None:
@@ -87,9 +101,12 @@ def test_markdown_and_html_reports(tmp_path: Path) -> None:
     assert '`fast` = `m:f` {"max_iterations": 3}' in markdown
     assert "| fast | 1/2 | 50% | 3.0 | 5.0 | 150 | 2.0 |" in markdown
     assert "| b | fast | FAIL | 3 | 6 | 50 | 4.0 | verification_failed: x \\| y <b> |" in markdown
+    assert "## Failures\n\n| generator | failure | tasks |" in markdown
+    assert "| plain | timeout | 2 |" in markdown
     page = written["html"].read_text(encoding="utf-8")
     assert "<td>verification_failed: x | y &lt;b&gt;</td>" in page
     assert '<img src="plot.png"' in page
+    assert "<td>plain</td><td>timeout</td><td>2</td>" in page
     assert written["plot"] == tmp_path / "plot.png"
     assert written["plot"].read_bytes().startswith(b"\x89PNG")
 

@@ -60,6 +60,10 @@ async def test_run_metadata_makes_the_run_reproducible(tmp_path: Path) -> None:
     assert metadata.backend == "local" and metadata.finished_at is not None
     assert metadata.generators[0].ref.endswith("workflow_fakes.py:create_code_generator")
     assert {r.run_id for r in run.results} == {metadata.run_id}
+    # Each results.jsonl line carries the settings too, so it stands on its own.
+    lines = [json.loads(line) for line in (tmp_path / "results.jsonl").open(encoding="utf-8")]
+    settings = {(r["model"], r["seed"], r["temperature"], r["task_set_hash"]) for r in lines}
+    assert settings == {(MODEL_REF, 42, 0.0, cfg.task_set.content_hash())}
 
 
 async def test_reports_hold_the_tables_and_the_plot(tmp_path: Path) -> None:
@@ -115,6 +119,11 @@ async def test_blocked_worker_is_killed(tmp_path: Path, monkeypatch: pytest.Monk
     result = await backends.run_worker_process(payload)
     assert result.failure_reason == "timeout: worker killed after 3 s"
     assert result.task_id == "hello" and not result.passed
+    assert (result.model, result.seed, result.task_set_hash) == (
+        MODEL_REF,
+        42,
+        cfg.task_set.content_hash(),
+    )
 
 
 async def test_generator_errors_are_recorded(tmp_path: Path) -> None:
@@ -122,6 +131,24 @@ async def test_generator_errors_are_recorded(tmp_path: Path) -> None:
     result = (await run_benchmark(cfg)).results[0]
     assert result.failure_reason.startswith("generator_error: AttributeError:")
     assert "no_such_factory" in result.failure_reason
+
+
+async def test_any_agent_instance_is_a_generator(tmp_path: Path) -> None:
+    generators = [
+        generator_spec(f"instance={ref('code_agent')}"),
+        generator_spec(f"number={ref('NOT_A_GENERATOR')}"),
+        generator_spec(f"nothing={ref('create_nothing')}"),
+    ]
+    results = {
+        (r.generator, r.task_id): r
+        for r in (await run_benchmark(config(tmp_path, generators))).results
+    }
+    assert results[("instance", "hello")].passed and results[("instance", "add_tool")].passed
+    number = results[("number", "hello")].failure_reason or ""
+    assert number.startswith("generator_error: TypeError:")
+    assert number.endswith(":NOT_A_GENERATOR is neither an agent nor a factory")
+    nothing = results[("nothing", "add_tool")].failure_reason or ""
+    assert nothing.endswith(":create_nothing returned NoneType, not an agent")
 
 
 def test_payloads_are_json_and_isolated(tmp_path: Path) -> None:

@@ -1,7 +1,12 @@
-"""The Ray backend, on a local Ray cluster started by the test (ray.init())."""
+"""The Ray backend, on a local Ray cluster started by the test (ray.init()).
+
+The cluster stays on 127.0.0.1: Ray reads these variables when it is imported (a local
+cluster on the loopback address, as on macOS) and when it starts (no usage reports).
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,15 +19,18 @@ from pyadk.contrib.bench.report import read_metadata, read_results
 from pyadk.contrib.bench.runner import run_benchmark
 from pyadk.contrib.bench.worker import generator_spec
 
-ray = pytest.importorskip(
-    "ray", reason="ray is not installed (optional: pip install 'pyadk[bench-ray]')"
-)
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+ray = pytest.importorskip("ray", reason="ray is not installed (it is in the dev extra)")
 
 
 @pytest.fixture(scope="module")
 def local_cluster() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(
+        num_cpus=2, object_store_memory=100_000_000, include_dashboard=False, log_to_driver=False
+    )
     try:
+        assert {node["NodeManagerAddress"] for node in ray.nodes()} == {"127.0.0.1"}
         yield
     finally:
         ray.shutdown()

@@ -183,6 +183,16 @@ def create_chatty_generator(model: Any = None) -> ChattyGenerator:
     return ChattyGenerator(name="chatty")
 
 
+code_agent = CodeGenerator(name="code_agent")
+"""An agent instance (not a factory): the benchmark runs it as it is."""
+NOT_A_GENERATOR = 42
+
+
+def create_nothing(model: Any = None) -> None:
+    """A factory that returns no agent."""
+    return None
+
+
 def ref(name: str) -> str:
     """The reference of a factory of this file."""
     return f"{HERE}:{name}"

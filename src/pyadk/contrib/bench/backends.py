@@ -31,14 +31,7 @@ def hard_timeout(payload: TaskPayload) -> float:
 
 def failed_result(payload: TaskPayload, reason: str, wall_time: float) -> TaskResult:
     """A result for a task whose worker did not report one."""
-    return TaskResult(
-        run_id=payload.run_id,
-        task_id=payload.task.id,
-        generator=payload.generator.name,
-        difficulty=payload.task.difficulty,
-        failure_reason=reason,
-        wall_time=wall_time,
-    )
+    return TaskResult.for_payload(payload, failure_reason=reason, wall_time=wall_time)
 
 
 def worker_env() -> dict[str, str]:
@@ -153,6 +146,8 @@ class RayBackend:
 
     def _ensure_ray(self) -> None:
         if not self.ray.is_initialized():
+            if self.address is None:  # a cluster of our own: no usage reports sent out
+                os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
             self.ray.init(
                 address=self.address,
                 include_dashboard=False,

@@ -1,4 +1,5 @@
-"""``python -m pyadk.contrib.bench``: run a benchmark, rebuild a report, list tasks."""
+"""``python -m pyadk.contrib.bench`` (or ``pyadk bench``): run a benchmark, rebuild a
+report, list tasks."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from pyadk.contrib.bench.worker import generator_spec
 MATPLOTLIB_HINT = "plot.png not written: matplotlib is not installed (pip install 'pyadk[bench]')."
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m pyadk.contrib.bench",
+        prog=prog,
         description="Benchmarks agent generators on a task set.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -100,8 +101,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, prog: str = "python -m pyadk.contrib.bench") -> int:
+    """Runs the benchmark command line; returns the exit status."""
+    args = _parser(prog).parse_args(argv)
     try:
         if args.command == "run":
             return _run(args)

@@ -34,6 +34,8 @@ class TaskPayload(BaseModel):
     """Seconds the generator may take on the task."""
     verify_timeout: float = 120.0
     task_dir: str
+    task_set_hash: str | None = None
+    """The task set's content hash (copied into the result)."""
 
 
 class TaskResult(BaseModel):
@@ -59,6 +61,26 @@ class TaskResult(BaseModel):
     solution_path: str | None = None
     difficulty: int = 1
     calls_by_agent: dict[str, int] = Field(default_factory=dict)
+    model: str | None = None
+    """The settings the result was produced with (as in run.json, so a line stands alone)."""
+    temperature: float | None = None
+    seed: int | None = None
+    task_set_hash: str | None = None
+
+    @classmethod
+    def for_payload(cls, payload: TaskPayload, **fields: Any) -> TaskResult:
+        """A result of ``payload`` (ids and settings filled in), with ``fields``."""
+        return cls(
+            run_id=payload.run_id,
+            task_id=payload.task.id,
+            generator=payload.generator.name,
+            difficulty=payload.task.difficulty,
+            model=payload.model,
+            temperature=payload.temperature,
+            seed=payload.seed,
+            task_set_hash=payload.task_set_hash,
+            **fields,
+        )
 
 
 class RunMetadata(BaseModel):

@@ -146,6 +146,30 @@ def task_rows(results: Sequence[TaskResult]) -> list[list[str]]:
     ]
 
 
+FAILURE_HEADER = ["generator", "failure", "tasks"]
+
+
+def failure_kind(reason: str) -> str:
+    """The kind of a failure reason: its first word (``timeout``, ``verification_failed``...)."""
+    return reason.split(":", 1)[0].split(";", 1)[0].strip() or "unknown"
+
+
+def failure_rows(results: Iterable[TaskResult]) -> list[list[str]]:
+    """Rows of the failure table: per generator, how many tasks failed for each kind of
+    reason (most frequent first)."""
+    counts: dict[str, dict[str, int]] = {}
+    for result in results:
+        kinds = counts.setdefault(result.generator, {})
+        if not result.passed:
+            kind = failure_kind(result.failure_reason or "")
+            kinds[kind] = kinds.get(kind, 0) + 1
+    return [
+        [generator, kind, str(count)]
+        for generator, kinds in counts.items()
+        for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
+    ]
+
+
 def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
@@ -179,6 +203,9 @@ def markdown_report(metadata: RunMetadata, results: Sequence[TaskResult], plot: 
     ]
     if plot:
         parts += [f"![pass rate and time per generator]({plot})", ""]
+    failures = failure_rows(results)
+    if failures:
+        parts += ["## Failures", "", _markdown_table(FAILURE_HEADER, failures), ""]
     parts += ["## Tasks", "", _markdown_table(TASK_HEADER, task_rows(results)), ""]
     return "\n".join(parts)
 
@@ -199,6 +226,8 @@ def html_report(metadata: RunMetadata, results: Sequence[TaskResult], plot: str 
     image = (
         f'<img src="{html.escape(plot)}" alt="pass rate and time per generator">' if plot else ""
     )
+    failures = failure_rows(results)
+    failure_table = f"<h2>Failures</h2>{_html_table(FAILURE_HEADER, failures)}" if failures else ""
     style = (
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}th{background:#eee}"
@@ -208,7 +237,8 @@ def html_report(metadata: RunMetadata, results: Sequence[TaskResult], plot: str 
         f"<style>{style}</style></head><body>"
         f"<h1>Benchmark report: {html.escape(metadata.task_set)}</h1><ul>{meta}</ul>"
         f"<h2>Generators</h2>{_html_table(SUMMARY_HEADER, summary_rows(summarize(results)))}"
-        f"{image}<h2>Tasks</h2>{_html_table(TASK_HEADER, task_rows(results))}</body></html>"
+        f"{image}{failure_table}"
+        f"<h2>Tasks</h2>{_html_table(TASK_HEADER, task_rows(results))}</body></html>"
     )
 
 

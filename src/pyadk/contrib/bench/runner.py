@@ -35,6 +35,10 @@ class BenchConfig:
     backend: str = "local"
     ray_address: str | None = None
 
+    def __post_init__(self) -> None:
+        # Workers run inside their task folder: a relative path would resolve there.
+        self.out_dir = Path(self.out_dir).resolve()
+
 
 @dataclass
 class BenchRun:
@@ -79,6 +83,7 @@ def new_run_id() -> str:
 
 def payloads_for(config: BenchConfig, run_id: str) -> list[TaskPayload]:
     """One payload per (task, generator): tasks in order, generators interleaved."""
+    task_set_hash = config.task_set.content_hash()
     return [
         TaskPayload(
             run_id=run_id,
@@ -90,6 +95,7 @@ def payloads_for(config: BenchConfig, run_id: str) -> list[TaskPayload]:
             timeout=config.timeout,
             verify_timeout=config.verify_timeout,
             task_dir=str(config.out_dir / "tasks" / generator.name / task.id),
+            task_set_hash=task_set_hash,
         )
         for task in config.task_set.tasks
         for generator in config.generators

@@ -91,12 +91,7 @@ async def run_task(payload: TaskPayload) -> TaskResult:
     started = time.monotonic()
     task_dir = Path(payload.task_dir)
     task_dir.mkdir(parents=True, exist_ok=True)
-    result = TaskResult(
-        run_id=payload.run_id,
-        task_id=payload.task.id,
-        generator=payload.generator.name,
-        difficulty=payload.task.difficulty,
-    )
+    result = TaskResult.for_payload(payload)
     metrics = MetricsPlugin()
     state: dict[str, Any] = {}
     final_text = ""

@@ -95,12 +95,12 @@ class SetupAgentCodeBased(BaseAgent):
         (workspace / WORKSPACE_MARKER).write_text(ctx.invocation_id, encoding="utf-8")
         if self.copy_adk_source:
             await asyncio.to_thread(_copy_adk_source, workspace / ADK_SOURCE_DIR)
+        setup = schemas.SetupContext(workspace_dir=str(workspace), user_request=request)
         yield state_event(
             self,
             ctx,
             {
-                schemas.WORKSPACE_DIR: str(workspace),
-                schemas.USER_REQUEST: request,
+                **setup.model_dump(),
                 schemas.SANITIZED_REQUEST: request,
                 SANDBOX_MODEL_KEY: self.sandbox_model,
                 schemas.RELEVANT_MODULES: [],

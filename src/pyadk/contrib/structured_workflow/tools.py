@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from pyadk.contrib.structured_workflow import schemas
 from pyadk.contrib.structured_workflow.module_help import module_help
 from pyadk.contrib.structured_workflow.sandbox import (
@@ -176,9 +178,11 @@ def save_implementation_plan(plan: str, tool_context: ToolContext) -> dict[str, 
     Args:
         plan: The numbered plan: imports, tools, agents, and the root_agent variable.
     """
-    if not plan.strip():
+    try:
+        record = schemas.Plan(implementation_plan=plan.strip())
+    except ValidationError:
         return {"status": "rejected", "message": "The plan is empty."}
-    tool_context.state[schemas.IMPLEMENTATION_PLAN] = plan.strip()
+    tool_context.state[schemas.IMPLEMENTATION_PLAN] = record.implementation_plan
     return {"status": "saved"}
 
 
@@ -191,10 +195,14 @@ def save_verification_plan(
         test_prompt: One user message to send to the finished agent.
         expected_behavior: What a correct run of that message shows.
     """
-    if not test_prompt.strip():
+    try:
+        record = schemas.VerificationPlan(
+            test_prompt=test_prompt.strip(), expected_behavior=expected_behavior.strip()
+        )
+    except ValidationError:
         return {"status": "rejected", "message": "The test prompt is empty."}
-    tool_context.state[schemas.VERIFICATION_PLAN] = test_prompt.strip()
-    tool_context.state[schemas.VERIFICATION_EXPECTATION] = expected_behavior.strip()
+    tool_context.state[schemas.VERIFICATION_PLAN] = record.test_prompt
+    tool_context.state[schemas.VERIFICATION_EXPECTATION] = record.expected_behavior
     return {"status": "saved"}
 
 
@@ -204,8 +212,10 @@ def save_relevant_modules(modules: list[str], tool_context: ToolContext) -> dict
     Args:
         modules: Module names such as ["pyadk.agents.llm_agent", "pyadk.tools"].
     """
-    names = [m.strip() for m in modules if isinstance(m, str) and m.strip()]
-    if not names:
+    chosen = schemas.RelevantModules(
+        modules=[m.strip() for m in modules if isinstance(m, str) and m.strip()]
+    )
+    if not chosen.modules:
         return {"status": "rejected", "message": "Give at least one module name."}
-    tool_context.state[schemas.RELEVANT_MODULES] = names
-    return {"status": "saved", "modules": names}
+    tool_context.state[schemas.RELEVANT_MODULES] = chosen.modules
+    return {"status": "saved", "modules": chosen.modules}
