@@ -20,7 +20,7 @@ from pyadk.events.event_actions import EventActions
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus, outcome_state_key
 from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_agent
-from pyadk.utils.callbacks import as_callback_list, plugins_then_callbacks
+from pyadk.utils.callbacks import as_callback_list, has_listener, plugins_then_callbacks
 from pyadk.utils.event_streams import merge_event_streams
 from pyadk.utils.fast_models import construct
 
@@ -243,13 +243,10 @@ class BaseAgent(BaseModel):
     def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:
         return parent_context.model_copy(update={"agent": self})
 
-    def _listens(self, ctx: InvocationContext, hook: str, callbacks: Any) -> bool:
-        """True when a plugin or one of this agent's callbacks listens at ``hook``."""
-        plugins = ctx.plugin_manager
-        return bool(callbacks) or (plugins is not None and plugins.has(hook))
-
     async def _handle_before_agent_callback(self, ctx: InvocationContext) -> Event | None:
-        if not self._listens(ctx, "before_agent_callback", self.before_agent_callback):
+        if not has_listener(
+            ctx.plugin_manager, "before_agent_callback", self.before_agent_callback
+        ):
             return None
         callback_context = CallbackContext(ctx)
         content = await plugins_then_callbacks(
@@ -266,7 +263,7 @@ class BaseAgent(BaseModel):
     async def _handle_after_agent_callback(
         self, ctx: InvocationContext, outcome: AgentOutcome | None = None
     ) -> Event | None:
-        if not self._listens(ctx, "after_agent_callback", self.after_agent_callback):
+        if not has_listener(ctx.plugin_manager, "after_agent_callback", self.after_agent_callback):
             return None
         callback_context = CallbackContext(ctx)
         callback_context.outcome = outcome

@@ -25,7 +25,7 @@ from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_llm_call
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
-from pyadk.utils.callbacks import plugins_then_callbacks
+from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
 from pyadk.utils.fast_models import construct, copy_model
 
 logger = logging.getLogger(__name__)
@@ -33,7 +33,6 @@ logger = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.flows.processors.base import BaseLlmRequestProcessor, BaseLlmResponseProcessor
-    from pyadk.utils.callbacks import Callbacks
 
 
 class BaseLlmFlow:
@@ -140,7 +139,7 @@ class BaseLlmFlow:
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
         callback_context = _LazyCallbackContext(ctx, response_event)
-        if _has_hook(ctx, "before_model_callback", agent.before_model_callback):
+        if has_listener(ctx.plugin_manager, "before_model_callback", agent.before_model_callback):
             # Callbacks may edit the request: give them history they cannot corrupt.
             llm_request.contents = [copy_model(c) for c in llm_request.contents]
             response = await plugins_then_callbacks(
@@ -192,7 +191,7 @@ class BaseLlmFlow:
     ) -> LlmResponse:
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
-        if not _has_hook(ctx, "after_model_callback", agent.after_model_callback):
+        if not has_listener(ctx.plugin_manager, "after_model_callback", agent.after_model_callback):
             return response
         altered = await plugins_then_callbacks(
             ctx.plugin_manager,
@@ -336,11 +335,6 @@ class _LazyCallbackContext:
         if self._built is None:
             self._built = CallbackContext(self._ctx, event_actions=self._event.actions)
         return self._built
-
-
-def _has_hook(ctx: InvocationContext, hook: str, callbacks: Callbacks) -> bool:
-    """True when a plugin or an agent callback listens at ``hook``."""
-    return bool(callbacks) or (ctx.plugin_manager is not None and ctx.plugin_manager.has(hook))
 
 
 def _snapshot(actions: EventActions) -> EventActions:

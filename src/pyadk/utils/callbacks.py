@@ -38,6 +38,11 @@ async def first_result(callbacks: Callbacks, **kwargs: Any) -> Any:
     return None
 
 
+def has_listener(plugin_manager: PluginManager | None, hook: str, callbacks: Callbacks) -> bool:
+    """True when one of the Runner's plugins or one of ``callbacks`` listens at ``hook``."""
+    return bool(callbacks) or (plugin_manager is not None and plugin_manager.has(hook))
+
+
 async def plugins_then_callbacks(
     plugin_manager: PluginManager | None,
     hook: str,
