@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import json
 import os
 import pstats
@@ -241,6 +242,25 @@ async def run_turn(
             user_id=USER, session_id=session_id, new_message=side.user_message(text), **kwargs
         )
     ]
+
+
+async def timed_new_session_turns(
+    side: Side, runner: Any, service: Any, text: str, count: int, warmup: int
+) -> tuple[float, Any, list[Any]]:
+    """Times ``count`` turns, each in a new session, after ``warmup`` untimed ones:
+    (seconds, the last session, its turn's events)."""
+
+    async def one() -> tuple[Any, list[Any]]:
+        session = await new_session(service)
+        return session, await run_turn(side, runner, session.id, text)
+
+    for _ in range(warmup):
+        await one()
+    gc.collect()
+    t0 = now()
+    for _ in range(count):
+        session, events = await one()
+    return now() - t0, session, events
 
 
 def runner_for(side: Side, agent: Any, session_service: Any = None) -> tuple[Any, Any]:

@@ -27,6 +27,7 @@ from bench_common import (
     said,
     stored,
     text_of,
+    timed_new_session_turns,
 )
 
 
@@ -35,17 +36,9 @@ async def scenario_a_new(side: Side, turns: int = 300, warmup: int = 20) -> dict
     agent, script = answering_agent(side)
     runner, service = runner_for(side, agent)
 
-    async def one() -> tuple[Any, list[Any]]:
-        session = await new_session(service)
-        return session, await run_turn(side, runner, session.id, "What is the answer?")
-
-    for _ in range(warmup):
-        await one()
-    gc.collect()
-    t0 = now()
-    for _ in range(turns):
-        session, events = await one()
-    elapsed = now() - t0
+    elapsed, session, events = await timed_new_session_turns(
+        side, runner, service, "What is the answer?", turns, warmup
+    )
     events = said(events)
     check(len(events) == 1, f"expected 1 answer per turn, got {len(events)}")
     check(events[0].author == "assistant", f"answer author {events[0].author!r}")
@@ -167,17 +160,9 @@ async def scenario_b(side: Side, turns: int = 200, warmup: int = 10) -> dict[str
     )
     runner, service = runner_for(side, agent)
 
-    async def one() -> tuple[Any, list[Any]]:
-        session = await new_session(service)
-        return session, await run_turn(side, runner, session.id, "Weather in Paris?")
-
-    for _ in range(warmup):
-        await one()
-    gc.collect()
-    t0 = now()
-    for _ in range(turns):
-        session, events = await one()
-    elapsed = now() - t0
+    elapsed, session, events = await timed_new_session_turns(
+        side, runner, service, "Weather in Paris?", turns, warmup
+    )
     events = said(events)
     check(len(calls) == turns + warmup, f"tool ran {len(calls)}x for {turns + warmup} turns")
     check(len(events) == 3, f"expected call, response, answer; got {len(events)} events")
@@ -278,17 +263,9 @@ async def scenario_c(side: Side, runs: int = 200, warmup: int = 10) -> dict[str,
     )
     runner, service = runner_for(side, sequence)
 
-    async def one() -> tuple[Any, list[Any]]:
-        session = await new_session(service)
-        return session, await run_turn(side, runner, session.id, "Start the sequence.")
-
-    for _ in range(warmup):
-        await one()
-    gc.collect()
-    t0 = now()
-    for _ in range(runs):
-        session, events = await one()
-    elapsed = now() - t0
+    elapsed, session, events = await timed_new_session_turns(
+        side, runner, service, "Start the sequence.", runs, warmup
+    )
     total = runs + warmup
     events = said(events)
     check(len(tool_runs) == total, f"A's tool ran {len(tool_runs)}x for {total} runs")
@@ -371,17 +348,9 @@ async def scenario_e(side: Side, runs: int = 30, branches: int = 16, warmup: int
     fanout = side.ParallelAgent(name="fanout", sub_agents=subs)
     runner, service = runner_for(side, fanout)
 
-    async def one() -> tuple[Any, list[Any]]:
-        session = await new_session(service)
-        return session, await run_turn(side, runner, session.id, "Fan out.")
-
-    for _ in range(warmup):
-        await one()
-    gc.collect()
-    t0 = now()
-    for _ in range(runs):
-        session, events = await one()
-    elapsed = now() - t0
+    elapsed, session, events = await timed_new_session_turns(
+        side, runner, service, "Fan out.", runs, warmup
+    )
     events = said(events)
     check(sorted(e.author for e in events) == names, "not every branch answered once")
     for e in events:
