@@ -136,8 +136,14 @@ class Runner:
             elif state_delta:
                 await self._append_user_event(ctx, None, state_delta)
             ctx.agent = self._find_agent_to_run(session, self.agent)
-            async with aclosing(self._run_with_plugins(ctx)) as events:
+            # Without plugins, events are stored here: one generator less per event.
+            plain = ctx.plugin_manager is None
+            source = ctx.agent.run_async(ctx) if plain else self._run_with_plugins(ctx)
+            append = self.session_service.append_event
+            async with aclosing(source) as events:
                 async for event in events:
+                    if plain and not event.partial:
+                        await append(session, event)
                     try:
                         yield event
                     except GeneratorExit:  # the caller stopped reading: the turn ends
@@ -238,29 +244,28 @@ class Runner:
         await self.session_service.append_event(ctx.session, event)
 
     async def _run_with_plugins(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """The agent's events with the plugins' run and event callbacks, each stored."""
         plugins = ctx.plugin_manager
-        if plugins is not None:
-            content = await plugins.run("before_run_callback", invocation_context=ctx)
-            if content is not None:
-                event = Event(
-                    invocation_id=ctx.invocation_id,
-                    author=self.agent.name,
-                    content=types.Content.model_validate(content),
-                )
-                yield await self._persist(ctx, event)
-                await plugins.run("after_run_callback", invocation_context=ctx)
-                return
+        assert plugins is not None
+        content = await plugins.run("before_run_callback", invocation_context=ctx)
+        if content is not None:
+            event = Event(
+                invocation_id=ctx.invocation_id,
+                author=self.agent.name,
+                content=types.Content.model_validate(content),
+            )
+            yield await self._persist(ctx, event)
+            await plugins.run("after_run_callback", invocation_context=ctx)
+            return
         async with aclosing(ctx.agent.run_async(ctx)) as events:
             async for event in events:
-                if plugins is not None:
-                    replaced = await plugins.run(
-                        "on_event_callback", invocation_context=ctx, event=event
-                    )
-                    if replaced is not None:
-                        event = replaced
+                replaced = await plugins.run(
+                    "on_event_callback", invocation_context=ctx, event=event
+                )
+                if replaced is not None:
+                    event = replaced
                 yield await self._persist(ctx, event)
-        if plugins is not None:
-            await plugins.run("after_run_callback", invocation_context=ctx)
+        await plugins.run("after_run_callback", invocation_context=ctx)
 
     async def _persist(self, ctx: InvocationContext, event: Event) -> Event:
         if not event.partial:

@@ -423,5 +423,3 @@ class GenerateContentResponseUsageMetadata(_Base):
 UsageMetadata = GenerateContentResponseUsageMetadata
 
 Role = Literal["user", "model"]
-
-Schema.model_rebuild()

@@ -38,7 +38,7 @@ class BaseAgent(BaseModel):
     non-None result wins. Content returned before the agent runs replaces its run.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", defer_build=True)
 
     name: str
     """Unique name in the agent tree: a Python identifier, not ``user``."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -237,11 +236,9 @@ class LlmAgent(BaseAgent):
             cache.flow_no_transfer = no_transfer
         return cache.flow
 
-    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        async with aclosing(self._llm_flow.run_async(ctx)) as events:
-            async for event in events:
-                self._maybe_save_output_to_state(event)
-                yield event
+    def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """The flow's events (the flow stores the final answer under ``output_key``)."""
+        return self._llm_flow.run_async(ctx)
 
     def _maybe_save_output_to_state(self, event: Event) -> None:
         """Stores the final answer under ``output_key`` (text, or a dict with a schema)."""

@@ -28,7 +28,7 @@ class RetryPolicy(BaseModel):
     decides instead, when given.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", defer_build=True)
 
     attempts: int = Field(default=3, ge=1)
     initial_delay: float = Field(default=0.5, ge=0)

@@ -23,7 +23,7 @@ class StreamingMode(enum.Enum):
 class RunConfig(BaseModel):
     """Settings for one ``Runner.run_async`` call."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     streaming_mode: StreamingMode = StreamingMode.NONE
     """``StreamingMode.SSE`` yields partial events while the model answers."""

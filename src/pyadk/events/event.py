@@ -20,7 +20,7 @@ class Event(LlmResponse):
     (``parent.child`` names) scopes what history an agent sees in parallel runs.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     invocation_id: str = ""
     author: str

@@ -48,12 +48,17 @@ class BaseLlmFlow:
         self.response_processors: list[BaseLlmResponseProcessor] = []
 
     async def run_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        """Runs steps until a final response (or the invocation ends)."""
+        """Runs steps until a final response (or the invocation ends); the agent's final
+        answer is stored under its ``output_key`` before it is yielded."""
+        agent = ctx.agent
+        output_agent = agent if isinstance(agent, LlmAgent) and agent.output_key else None
         while True:
             last_event: Event | None = None
             async with aclosing(self._run_one_step_async(ctx)) as step:
                 async for event in step:
                     last_event = event
+                    if output_agent is not None:
+                        output_agent._maybe_save_output_to_state(event)
                     yield event
             if (
                 last_event is None
@@ -164,10 +169,17 @@ class BaseLlmFlow:
                     agent.model_timeout,
                     agent.name,
                 )
+                after = has_listener(
+                    ctx.plugin_manager, "after_model_callback", agent.after_model_callback
+                )
                 async with aclosing(responses) as gen:
                     async for llm_response in gen:
                         produced = True
-                        yield await self._after_model(ctx, callback_context, llm_response)
+                        if after:
+                            llm_response = await self._after_model(
+                                ctx, callback_context, llm_response
+                            )
+                        yield llm_response
                 return
             except Exception as error:
                 if (
@@ -297,15 +309,19 @@ def _structured_answer(ctx: InvocationContext, response: Event) -> Event | None:
     return None
 
 
-async def _with_deadline(
+def _with_deadline(
     responses: AsyncGenerator[LlmResponse, None], seconds: float | None, agent_name: str
 ) -> AsyncGenerator[LlmResponse, None]:
-    """``responses``, raising ModelTimeoutError when the whole call exceeds ``seconds``."""
+    """``responses``, raising ModelTimeoutError when the whole call exceeds ``seconds``
+    (``responses`` itself when there is no limit)."""
     if seconds is None:
-        async with aclosing(responses) as gen:
-            async for response in gen:
-                yield response
-        return
+        return responses
+    return _deadline_responses(responses, seconds, agent_name)
+
+
+async def _deadline_responses(
+    responses: AsyncGenerator[LlmResponse, None], seconds: float, agent_name: str
+) -> AsyncGenerator[LlmResponse, None]:
     deadline = asyncio.get_running_loop().time() + seconds
     async with aclosing(responses) as gen:
         while True:

@@ -18,7 +18,7 @@ class BaseLlm(BaseModel):
     responses (``partial=True``) followed by one aggregated, non-partial response.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     model: str
     """The model name, e.g. ``gemini-2.5-flash``."""

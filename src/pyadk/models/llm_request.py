@@ -16,7 +16,7 @@ class LlmRequest(BaseModel):
     """A model call: model name, history (``contents``), config with the system
     instruction, tool declarations and output schema, and the tools by name."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     model: str | None = None
     contents: list[types.Content] = Field(default_factory=list)

@@ -17,7 +17,7 @@ class LlmResponse(_Base):
     response. ``error_code``/``error_message`` carry a provider-reported failure.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     content: types.Content | None = None
     grounding_metadata: dict[str, Any] | None = None

@@ -7,7 +7,7 @@ import contextlib
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from pyadk.events.event import Event
 from pyadk.sessions._leases import (
@@ -28,12 +28,16 @@ class GetSessionConfig(BaseModel):
 
     ``num_recent_events`` of None or 0 loads every event (as google-adk does)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     num_recent_events: int | None = None
     after_timestamp: float | None = None
 
 
 class ListSessionsResponse(BaseModel):
     """The sessions of a user (without their events)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     sessions: list[Session] = Field(default_factory=list)
 
