@@ -22,6 +22,9 @@ async def test_sse_yields_partial_events_then_one_aggregated_final_event() -> No
     ]
     assert [e.is_final_response() for e in events] == [False, False, False, True]
     assert len({e.id for e in events}) == 4
+    assert len({id(e.actions) for e in events}) == 4  # each chunk has its own actions
+    assert [e.timestamp for e in events] == sorted(e.timestamp for e in events)
+    assert all({"content", "partial"} <= e.model_fields_set for e in events[:3])
     assert model.call_count == 1
 
 

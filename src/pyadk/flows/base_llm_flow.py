@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
@@ -26,7 +27,7 @@ from pyadk.telemetry.spans import trace_llm_call
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
-from pyadk.utils.fast_models import construct, copy_model
+from pyadk.utils.fast_models import construct, copy_model, updated
 
 logger = logging.getLogger(__name__)
 
@@ -277,15 +278,10 @@ def _finalize_event(
     # A partial chunk gets a snapshot: later changes to the step's actions (e.g. the
     # output_key delta of the aggregated answer) must not show up on chunks already yielded.
     actions = response_event.actions
-    event = construct(
-        Event,
-        invocation_id=response_event.invocation_id,
-        author=response_event.author,
-        branch=response_event.branch,
-        id=response_event.id,
-        actions=_snapshot(actions) if llm_response.partial else actions,
-        **fields,
-    )
+    fields["actions"] = _snapshot(actions) if llm_response.partial else actions
+    fields["id"] = response_event.id
+    fields["timestamp"] = time.time()
+    event = updated(response_event, fields)
     if event.content is not None and not event.partial:
         functions.populate_client_function_call_ids(event)
         ids = functions.long_running_call_ids(event, llm_request.tools_dict)

@@ -74,6 +74,20 @@ def construct(cls: type[_M], **values: Any) -> _M:
     return new
 
 
+def updated(template: _M, values: dict[str, Any]) -> _M:
+    """A new object of ``template``'s class: its field values (shared, not copied) with
+    ``values`` on top, marked set. Like ``model_copy(update=values)``, without a copy of
+    private attributes; ``template`` must be a plain model (no extra fields)."""
+    data = dict(template.__dict__)
+    data.update(values)
+    new = _new(type(template))
+    _set(new, "__dict__", data)
+    _set(new, "__pydantic_fields_set__", template.__pydantic_fields_set__ | values.keys())
+    _set(new, "__pydantic_extra__", None)
+    _set(new, "__pydantic_private__", None)
+    return new
+
+
 def copy_model(model: _M) -> _M:
     """A deep copy of ``model``: same class, same set fields, nothing shared but
     immutable values."""
