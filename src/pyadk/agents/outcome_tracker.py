@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from pyadk.errors import AgentTimeoutError
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus
+from pyadk.utils.fast_models import construct
 
 if TYPE_CHECKING:
     from pyadk.events.event import Event
@@ -60,8 +61,8 @@ class OutcomeTracker:
     def _make(
         self, status: OutcomeStatus, reason: str | None = None, error_type: str | None = None
     ) -> AgentOutcome:
-        return AgentOutcome(
-            agent=self.agent_name, status=status, reason=reason, error_type=error_type
+        return construct(
+            AgentOutcome, agent=self.agent_name, status=status, reason=reason, error_type=error_type
         )
 
     def result(self) -> AgentOutcome:

@@ -47,6 +47,17 @@ class BaseLlmFlow:
     def __init__(self) -> None:
         self.request_processors: list[BaseLlmRequestProcessor] = []
         self.response_processors: list[BaseLlmResponseProcessor] = []
+        self._silent_checked: tuple[BaseLlmRequestProcessor, ...] | None = None
+        self._silent = False
+
+    def _all_silent(self) -> bool:
+        """True when no request processor yields events (checked again after the list
+        changes)."""
+        processors = tuple(self.request_processors)
+        if processors != self._silent_checked:
+            self._silent = all(isinstance(p, SilentRequestProcessor) for p in processors)
+            self._silent_checked = processors
+        return self._silent
 
     async def run_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Runs steps until a final response (or the invocation ends); the agent's final
@@ -73,7 +84,7 @@ class BaseLlmFlow:
 
     async def _run_one_step_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         llm_request = construct(LlmRequest)
-        if all(isinstance(p, SilentRequestProcessor) for p in self.request_processors):
+        if self._all_silent():
             await self._preprocess_silently(ctx, llm_request)
         else:
             async with aclosing(self._preprocess_async(ctx, llm_request)) as events:
@@ -282,7 +293,7 @@ def _finalize_event(
     fields["id"] = response_event.id
     fields["timestamp"] = time.time()
     event = updated(response_event, fields)
-    if event.content is not None and not event.partial:
+    if event.content is not None and not event.partial and event.get_function_calls():
         functions.populate_client_function_call_ids(event)
         ids = functions.long_running_call_ids(event, llm_request.tools_dict)
         if ids:

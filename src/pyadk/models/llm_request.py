@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyadk import types
+from pyadk.utils.fast_models import set_field
 
 if TYPE_CHECKING:
     from pyadk.tools.base_tool import BaseTool
@@ -31,7 +32,8 @@ class LlmRequest(BaseModel):
             return
         current = self.system_instruction_text()
         joined = "\n\n".join(texts)
-        self.config.system_instruction = f"{current}\n\n{joined}" if current else joined
+        text = f"{current}\n\n{joined}" if current else joined
+        set_field(self.config, "system_instruction", text)
 
     def system_instruction_text(self) -> str:
         """The system instruction as plain text ('' when there is none)."""

@@ -6,10 +6,10 @@ its actions, content, parts, ...), each with a ``__dict__`` of every field and a
 ``bytes`` string of ``marshal`` data (200-300 bytes for such a message), and
 :func:`decode` builds an equal tree again:
 
-- a model becomes ``(header, value of each field in order)``, trailing ``None`` values
-  left out; the header holds the class id and which fields are set, so the decoded
-  model has the same class (``UserContent`` stays ``UserContent``), the same values and
-  the same ``model_fields_set``;
+- a model becomes ``(header, present, value of each field that is not None, in order)``;
+  the header holds the class id and which fields are set, ``present`` which fields have
+  a value, so the decoded model has the same class (``UserContent`` stays
+  ``UserContent``), the same values and the same ``model_fields_set``;
 - ``str``, ``int``, ``float`` (bit for bit), ``bool``, ``None``, ``bytes``, lists, dicts
   with such keys, and sets and frozensets of such values are kept as they are; tuples
   and enum members are tagged with a class id;
@@ -19,6 +19,8 @@ its actions, content, parts, ...), each with a ``__dict__`` of every field and a
 
 Class ids index a table of this process: the encoding is for memory, not for disk.
 Neither function validates: the values are the framework's own, already validated.
+Each model class gets its own encoding function, generated on first use, that reads
+the fields by name in straight-line code (this runs for every event a turn stores).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import enum
 import marshal
 import threading
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -52,17 +55,18 @@ _set = object.__setattr__
 
 
 class _Model:
-    """What the codec knows of a model class: its fields, in order."""
+    """What the codec knows of a model class: its fields, in order, and its encoder."""
 
-    __slots__ = ("bits", "cls", "names", "plain", "sets")
+    __slots__ = ("bits", "cls", "encode", "names", "plain", "sets")
 
-    def __init__(self, cls: type[BaseModel]) -> None:
+    def __init__(self, cls: type[BaseModel], cid: int) -> None:
         self.cls = cls
         self.names = tuple(cls.model_fields)
         self.bits = {name: 1 << (i + _CLASS_BITS) for i, name in enumerate(self.names)}
         self.plain = not cls.__private_attributes__ and cls.model_config.get("extra") != "allow"
         """Nothing but fields: no private attributes, no extra fields."""
         self.sets: dict[int, frozenset[str]] = {}
+        self.encode = _model_encoder(cid, self.names, self.bits)
 
     def fields_set(self, header: int) -> set[str]:
         """The names of the fields whose bits ``header`` has."""
@@ -73,6 +77,32 @@ class _Model:
             if len(self.sets) < 1024:
                 self.sets[header] = names
         return set(names)
+
+
+_ModelEncoder = Callable[[dict[str, Any], Iterable[str], Callable[[Any], Any]], tuple[Any, ...]]
+"""``(model.__dict__, model fields set, encode a non-leaf value) -> encoded model``;
+raises KeyError for a field missing from the dict or an unknown name in the set."""
+
+
+def _model_encoder(cid: int, names: tuple[str, ...], bits: dict[str, int]) -> _ModelEncoder:
+    """The encoding function of one model class: straight-line code over its fields."""
+    lines = [
+        "def encode(values, fields_set, value):",
+        f"    out = [{cid} + sum(map(bit, fields_set)), 0]",
+        "    present = 0",
+    ]
+    for i, name in enumerate(names):
+        lines += [
+            f"    v = values[{name!r}]",
+            "    if v is not None:",
+            f"        present |= {1 << i}",
+            "        out.append(v if type(v) in leaves else value(v))",
+        ]
+    lines += ["    out[1] = present", "    return tuple(out)"]
+    namespace: dict[str, Any] = {"bit": bits.__getitem__, "leaves": _LEAVES}
+    exec("\n".join(lines), namespace)  # the code holds only field names, as literals
+    encoder: _ModelEncoder = namespace["encode"]
+    return encoder
 
 
 _classes: list[Any] = [tuple, None]
@@ -92,7 +122,7 @@ def _class_id(cls: type) -> int | None:
             if len(_classes) == _MAX_CLASSES:
                 return None
             cid = len(_classes)
-            _classes.append(_Model(cls) if issubclass(cls, BaseModel) else cls)
+            _classes.append(_Model(cls, cid) if issubclass(cls, BaseModel) else cls)
             _ids[cls] = cid
     return cid
 
@@ -131,25 +161,12 @@ class _Encoder:
                 return self.keep(copy_model(model))
         info: _Model = _classes[cid]
         values = model.__dict__
-        names = info.names
-        if not info.plain or len(values) != len(names):
+        if not info.plain or len(values) != len(info.names):
             return self.keep(copy_model(model))
-        header = cid
-        bits = info.bits
-        leaves = _LEAVES
-        value = self.value
         try:
-            for name in model.__pydantic_fields_set__:
-                header |= bits[name]
-            encoded = [
-                header,
-                *[v if type(v) in leaves else value(v) for v in map(values.__getitem__, names)],
-            ]
+            return info.encode(values, model.__pydantic_fields_set__, self.value)
         except KeyError:  # a field missing from __dict__, or an unknown name in fields set
             return self.keep(copy_model(model))
-        while encoded[-1] is None:  # the header is an int: this stops there
-            encoded.pop()
-        return tuple(encoded)
 
     def value(self, value: Any) -> Any:
         kind = type(value)
@@ -157,6 +174,8 @@ class _Encoder:
         if kind in leaves:
             return value
         if kind is dict:
+            if not value:
+                return value  # marshal only reads it
             for key in value:
                 if type(key) not in leaves:
                     return self.keep(copy_value(value))
@@ -216,8 +235,12 @@ def field_of(encoded: Encoded, cls: type[BaseModel], name: str) -> Any:
     info = _classes[cid]
     if type(info) is not _Model or not issubclass(info.cls, cls):
         raise TypeError(f"Not an encoded {cls.__name__}.")
-    index = info.names.index(name) + 1
-    return _Decoder(aside).value(root[index]) if index < len(root) else None
+    index = info.names.index(name)
+    present = root[1]
+    if not present >> index & 1:
+        return None
+    position = 2 + (present & ((1 << index) - 1)).bit_count()
+    return _Decoder(aside).value(root[position])
 
 
 class _Decoder:
@@ -248,13 +271,16 @@ class _Decoder:
         return value  # a leaf, or a set of leaves: marshal made a new one
 
     def model(self, info: _Model, header: int, value: tuple[Any, ...]) -> BaseModel:
-        names = info.names
         decode = self.value
         leaves = _LEAVES
-        values = [v if type(v) in leaves else decode(v) for v in value[1:]]
-        data = dict(zip(names, values, strict=False))  # shorter: trailing Nones
-        if len(data) < len(names):
-            for name in names[len(data) :]:
+        present = value[1]
+        given = iter(value[2:])
+        data: dict[str, Any] = {}
+        for i, name in enumerate(info.names):
+            if present >> i & 1:
+                v = next(given)
+                data[name] = v if type(v) in leaves else decode(v)
+            else:
                 data[name] = None
         new = _new(info.cls)
         _set(new, "__dict__", data)

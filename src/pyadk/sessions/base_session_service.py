@@ -18,6 +18,7 @@ from pyadk.sessions._leases import (
 )
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
+from pyadk.utils.fast_models import set_field
 
 _SEQ_ATTR = "_pyadk_seq"
 """Where a loaded Session object keeps the sequence number it has seen (not a field)."""
@@ -142,7 +143,7 @@ class BaseSessionService(abc.ABC):
         if delta:
             session.state.update(delta)
         session.events.append(event)
-        session.last_update_time = event.timestamp
+        set_field(session, "last_update_time", event.timestamp)
 
     @staticmethod
     def _persistable_delta(event: Event) -> dict[str, Any]:

@@ -74,6 +74,13 @@ def construct(cls: type[_M], **values: Any) -> _M:
     return new
 
 
+def set_field(model: BaseModel, name: str, value: Any) -> None:
+    """``model.name = value`` for a plain field (no validation on assignment, not frozen),
+    without pydantic's ``__setattr__`` dispatch."""
+    model.__dict__[name] = value
+    model.__pydantic_fields_set__.add(name)
+
+
 def updated(template: _M, values: dict[str, Any]) -> _M:
     """A new object of ``template``'s class: its field values (shared, not copied) with
     ``values`` on top, marked set. Like ``model_copy(update=values)``, without a copy of

@@ -7,6 +7,7 @@ from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
+from pyadk.utils.fast_models import construct, copy_model, set_field
 
 
 class BasicRequestProcessor(SilentRequestProcessor):
@@ -15,10 +16,12 @@ class BasicRequestProcessor(SilentRequestProcessor):
     async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if isinstance(agent, LlmAgent):
-            llm_request.model = agent.canonical_model.model
+            set_field(llm_request, "model", agent.canonical_model.model)
             config = agent.generate_content_config
-            llm_request.config = (
-                config.model_copy(deep=True) if config else types.GenerateContentConfig()
+            set_field(
+                llm_request,
+                "config",
+                copy_model(config) if config else construct(types.GenerateContentConfig),
             )
 
 

@@ -14,7 +14,7 @@ from pyadk.events.event import Event
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.flows.processors.contents_cache import CachedHistory, HistoryCache
 from pyadk.models.llm_request import LlmRequest
-from pyadk.utils.fast_models import construct, copy_model
+from pyadk.utils.fast_models import construct, copy_model, set_field
 
 
 class ContentsRequestProcessor(SilentRequestProcessor):
@@ -30,7 +30,7 @@ class ContentsRequestProcessor(SilentRequestProcessor):
         if not isinstance(agent, LlmAgent):
             return
         session = invocation_context.session
-        llm_request.contents = build_contents(
+        contents = build_contents(
             session.events,
             agent_name=agent.name,
             branch=invocation_context.branch,
@@ -43,6 +43,7 @@ class ContentsRequestProcessor(SilentRequestProcessor):
                 invocation_context.branch,
             ),
         )
+        set_field(llm_request, "contents", contents)
 
 
 request_processor = ContentsRequestProcessor()
