@@ -190,12 +190,10 @@ class BaseAgent(BaseModel):
         of this agent, so ``state["outcome:<name>"]`` never reports a stale failure."""
         ctx.record_outcome(outcome)
         key = outcome_state_key(self.name)
-        if (
-            outcome.status is OutcomeStatus.SUCCESS
-            and ctx.run_config.record_outcomes != "all"
-            and ctx.session.state.get(key) in (None, outcome.to_state())
-        ):
-            return None
+        if outcome.status is OutcomeStatus.SUCCESS and ctx.run_config.record_outcomes != "all":
+            recorded = ctx.session.state.get(key)
+            if recorded is None or recorded == outcome.to_state():
+                return None
         return construct(
             Event,
             invocation_id=ctx.invocation_id,

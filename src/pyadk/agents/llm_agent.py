@@ -161,6 +161,8 @@ class LlmAgent(BaseAgent):
         """The agent's tools: callables wrapped, toolsets expanded (on every call)."""
         from pyadk.tools.base_toolset import BaseToolset
 
+        if not self.tools:
+            return []
         source = tuple(self.tools)
         cache = self._cache
         if cache.tools is not None and _same_items(source, cache.tools_source):

@@ -42,7 +42,12 @@ class AgentOutcome(_Base):
 
     def to_state(self) -> dict[str, Any]:
         """The value stored in state under ``outcome:<agent>``."""
-        return self.model_dump(mode="json", exclude_none=True, exclude={"agent"})
+        state: dict[str, Any] = {"status": str(self.status)}  # a StrEnum's str is its value
+        if self.reason is not None:
+            state["reason"] = self.reason
+        if self.error_type is not None:
+            state["error_type"] = self.error_type
+        return state
 
     @classmethod
     def from_state(cls, agent: str, value: Any) -> AgentOutcome | None:

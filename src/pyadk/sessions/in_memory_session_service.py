@@ -285,9 +285,16 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         if delta:
             delta = copy_value(delta)  # the state shares nothing with the caller's event
         key = (session.app_name, session.user_id, session.id)
+        lease = session_lease(session)
         with self._lock:
             stored = self._stored(session)
-            self._check_writer(session, stored)
+            seen = len(stored.events)
+            if not (
+                lease is not None
+                and lease[0] == stored.lease_owner
+                and session_seq(session) == seen
+            ):  # else the turn's own writer, up to date: nothing to refuse
+                self._check_writer(session, stored)
             if delta:
                 app_delta, user_delta, own = split_scoped_state(delta)
                 if app_delta:
@@ -297,7 +304,6 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
                         user_delta
                     )
                 stored.state.update(own)
-            seen = len(stored.events)
             stored.events.append(kept)
             stored.last_event_id = event.id
             stored.last_update_time = event.timestamp
@@ -311,7 +317,6 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
                     [copy_model(to_store)],
                     update_time=event.timestamp,
                 )
-            lease = session_lease(session)
             if lease is not None:
                 stored.lease_expires = time.time() + lease[1]
             set_session_seq(session, seen + 1)
