@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
-from contextlib import aclosing
 from typing import Any, final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -146,10 +145,13 @@ class BaseAgent(BaseModel):
                 if outcome_event is not None:
                     yield outcome_event
                 return
-            async with aclosing(self._run_with_timeout(ctx)) as events:
+            events = self._run_with_timeout(ctx)
+            try:
                 async for event in events:
                     tracker.observe(event)
                     yield event
+            finally:
+                await events.aclose()
         except (asyncio.CancelledError, GeneratorExit):
             await self._finish_interrupted(ctx, tracker.interrupted())
             raise

@@ -61,7 +61,8 @@ async def run_in_order(
                 yield event
             continue
         try:
-            async with aclosing(child.run_async(ctx)) as events:
+            events = child.run_async(ctx)
+            try:  # aclosing(), without its three calls per child
                 async for event in events:
                     if (
                         stop_on_escalation
@@ -71,6 +72,8 @@ async def run_in_order(
                         ctx.mark_escalation_handled(event)
                         state.escalated = True
                     yield event
+            finally:
+                await events.aclose()
         except Exception:
             if policy is None or policy == "stop":
                 raise

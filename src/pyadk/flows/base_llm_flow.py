@@ -66,12 +66,15 @@ class BaseLlmFlow:
         output_agent = agent if isinstance(agent, LlmAgent) and agent.output_key else None
         while True:
             last_event: Event | None = None
-            async with aclosing(self._run_one_step_async(ctx)) as step:
+            step = self._run_one_step_async(ctx)
+            try:  # aclosing(), without its three calls per step
                 async for event in step:
                     last_event = event
                     if output_agent is not None:
                         output_agent._maybe_save_output_to_state(event)
                     yield event
+            finally:
+                await step.aclose()
             if (
                 last_event is None
                 or last_event.is_final_response()
@@ -99,8 +102,8 @@ class BaseLlmFlow:
         tracer = get_tracer()
         if tracer is not None:
             responses = trace_llm_call(responses, tracer, ctx, llm_request, response_event)
-        async with aclosing(responses) as stream:
-            async for llm_response in stream:
+        try:
+            async for llm_response in responses:
                 if self.response_processors:
                     async with aclosing(self._postprocess_async(ctx, llm_response)) as events:
                         async for event in events:
@@ -119,6 +122,8 @@ class BaseLlmFlow:
                 async with aclosing(self._handle_function_calls(ctx, event, llm_request)) as events:
                     async for event in events:
                         yield event
+        finally:
+            await responses.aclose()
 
     async def _preprocess_async(
         self, ctx: InvocationContext, llm_request: LlmRequest
@@ -184,14 +189,16 @@ class BaseLlmFlow:
                 after = has_listener(
                     ctx.plugin_manager, "after_model_callback", agent.after_model_callback
                 )
-                async with aclosing(responses) as gen:
-                    async for llm_response in gen:
+                try:
+                    async for llm_response in responses:
                         produced = True
                         if after:
                             llm_response = await self._after_model(
                                 ctx, callback_context, llm_response
                             )
                         yield llm_response
+                finally:
+                    await responses.aclose()
                 return
             except Exception as error:
                 if (
