@@ -28,6 +28,7 @@ from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
 from pyadk.utils.fast_models import construct, copy_model, updated
+from pyadk.utils.ids import new_uuid4
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ class BaseLlmFlow:
                 ):
                     continue
                 event = _finalize_event(llm_response, response_event, llm_request)
-                response_event.__dict__["id"] = Event.new_id()  # the next chunk's id
+                response_event.__dict__["id"] = new_uuid4()  # the next chunk's id
                 yield event
                 if event.partial or not event.get_function_calls():
                     continue
@@ -292,7 +293,7 @@ def _finalize_event(
 ) -> Event:
     """The event for one model response, built on the step's event template."""
     values = llm_response.__dict__
-    fields = {k: values[k] for k in llm_response.model_fields_set}
+    fields = {k: values[k] for k in llm_response.__pydantic_fields_set__}
     # A partial chunk gets a snapshot: later changes to the step's actions (e.g. the
     # output_key delta of the aggregated answer) must not show up on chunks already yielded.
     actions = response_event.actions
@@ -369,6 +370,6 @@ class _LazyCallbackContext:
 
 def _snapshot(actions: EventActions) -> EventActions:
     """A copy of ``actions`` for a partial chunk (a fresh object when nothing is set)."""
-    if actions.model_fields_set or not actions.is_empty():
+    if actions.__pydantic_fields_set__ or not actions.is_empty():
         return copy_model(actions)
     return construct(EventActions)

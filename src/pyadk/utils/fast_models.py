@@ -26,52 +26,71 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-_Plan = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]
-_plans: dict[type[BaseModel], _Plan] = {}
+_Builder = Callable[[dict[str, Any]], Any]
+_builders: dict[type[BaseModel], _Builder] = {}
 _MUTABLE_DEFAULTS = (list, dict, set)
+_EMPTY_LITERALS = {dict: "{}", list: "[]"}
 
 
-def _plan(cls: type[BaseModel]) -> _Plan:
+def _builder(cls: type[BaseModel]) -> _Builder:
+    """``cls``'s construction function: straight-line code generated from its fields,
+    static defaults copied from one dict, ``{}`` / ``[]`` factories inlined."""
     static: dict[str, Any] = {}
-    factories: list[tuple[str, Callable[[], Any]]] = []
+    namespace: dict[str, Any] = {
+        "cls": cls,
+        "new": _new,
+        "setattr": _set,
+        "private_defaults": _private_defaults,
+        "static": static,
+    }
+    lines = ["def build(values):", "    data = static.copy()"]
     for name, info in cls.model_fields.items():
         factory = info.default_factory
-        if isinstance(factory, type) and issubclass(factory, BaseModel):
-            factories.append((name, functools.partial(construct, factory)))
-        elif factory is not None:
-            factories.append((name, factory))  # type: ignore[arg-type]
-        elif info.is_required():
+        if factory is None and info.is_required():
             continue
-        elif isinstance(info.default, _MUTABLE_DEFAULTS):
-            factories.append((name, functools.partial(copy.deepcopy, info.default)))
-        else:
+        if factory is None and not isinstance(info.default, _MUTABLE_DEFAULTS):
             static[name] = info.default
-    plan = (static, tuple(factories))
-    _plans[cls] = plan
-    return plan
+            continue
+        if factory in _EMPTY_LITERALS:
+            make = _EMPTY_LITERALS[factory]
+        else:
+            if isinstance(factory, type) and issubclass(factory, BaseModel):
+                maker: Callable[[], Any] = functools.partial(construct, factory)
+            elif factory is not None:
+                maker = factory  # type: ignore[assignment]
+            else:
+                maker = functools.partial(copy.deepcopy, info.default)
+            maker_name = f"make_{name}"
+            namespace[maker_name] = maker
+            make = f"{maker_name}()"
+        lines += [f"    if {name!r} not in values:", f"        data[{name!r}] = {make}"]
+    private = "private_defaults(cls)" if cls.__private_attributes__ else "None"
+    lines += [
+        "    data.update(values)",
+        "    model = new(cls)",
+        "    setattr(model, '__dict__', data)",
+        "    setattr(model, '__pydantic_fields_set__', set(values))",
+        "    setattr(model, '__pydantic_extra__', None)",
+        f"    setattr(model, '__pydantic_private__', {private})",
+        "    return model",
+    ]
+    exec("\n".join(lines), namespace)  # the code holds only field names, as literals
+    build: _Builder = namespace["build"]
+    _builders[cls] = build
+    return build
+
+
+def _private_defaults(cls: type[BaseModel]) -> dict[str, Any]:
+    return {k: v.get_default() for k, v in cls.__private_attributes__.items()}
 
 
 def construct(cls: type[_M], **values: Any) -> _M:
     """``cls(**values)`` without validation: defaults filled in, ``values`` marked set.
 
     ``values`` must be keyed by field name and already of the fields' types."""
-    static, factories = _plans.get(cls) or _plan(cls)
-    data = dict(static)
-    for name, factory in factories:
-        if name not in values:
-            data[name] = factory()
-    data.update(values)
-    new = _new(cls)
-    _set(new, "__dict__", data)
-    _set(new, "__pydantic_fields_set__", set(values))
-    _set(new, "__pydantic_extra__", None)
-    private = cls.__private_attributes__
-    _set(
-        new,
-        "__pydantic_private__",
-        {k: v.get_default() for k, v in private.items()} if private else None,
-    )
-    return new
+    build = _builders.get(cls) or _builder(cls)
+    model: _M = build(values)
+    return model
 
 
 def set_field(model: BaseModel, name: str, value: Any) -> None:
