@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pyadk import types
 from pyadk.agents import LlmAgent, RunConfig, StreamingMode
 from pyadk.testing import ScriptedModel, Stream, TestRunner, function_call, simplify_events
 
@@ -22,7 +23,7 @@ async def test_sse_yields_partial_events_then_one_aggregated_final_event() -> No
     ]
     assert [e.is_final_response() for e in events] == [False, False, False, True]
     assert len({e.id for e in events}) == 4
-    assert len({id(e.actions) for e in events}) == 4  # each chunk has its own actions
+    assert events[-1].actions is not events[0].actions  # chunks never share the final's
     assert [e.timestamp for e in events] == sorted(e.timestamp for e in events)
     assert all({"content", "partial"} <= e.model_fields_set for e in events[:3])
     assert model.call_count == 1
@@ -47,6 +48,27 @@ async def test_output_key_gets_only_the_aggregated_text() -> None:
 
     assert (await runner.state())["answer"] == "The answer is 42."
     assert [e.actions.state_delta for e in events] == [{}, {}, {"answer": "The answer is 42."}]
+
+
+async def test_a_change_to_one_chunks_actions_does_not_reach_later_chunks() -> None:
+    model = ScriptedModel([Stream(["a", "b", "c"])])
+    runner = TestRunner(LlmAgent(name="root", model=model))
+    await runner.session_service.create_session(
+        app_name=runner.app_name, user_id=runner.user_id, session_id=runner.session_id
+    )
+    seen: list[dict[str, object]] = []
+
+    async for event in runner.run_async(
+        user_id=runner.user_id,
+        session_id=runner.session_id,
+        new_message=types.UserContent("hi"),
+        run_config=SSE,
+    ):
+        seen.append(dict(event.actions.state_delta))
+        if event.partial:
+            event.actions.state_delta["mine"] = event.content.text
+
+    assert seen == [{}, {}, {}, {}]
 
 
 async def test_without_sse_a_stream_reply_is_a_single_event() -> None:

@@ -99,6 +99,7 @@ class BaseLlmFlow:
         response_event = construct(
             Event, invocation_id=ctx.invocation_id, author=ctx.agent.name, branch=ctx.branch
         )
+        chunk_actions = _ChunkActions()
         responses = self._call_llm_async(ctx, llm_request, response_event)
         tracer = get_tracer()
         if tracer is not None:
@@ -115,7 +116,7 @@ class BaseLlmFlow:
                     and not llm_response.interrupted
                 ):
                     continue
-                event = _finalize_event(llm_response, response_event, llm_request)
+                event = _finalize_event(llm_response, response_event, llm_request, chunk_actions)
                 response_event.__dict__["id"] = new_uuid4()  # the next chunk's id
                 yield event
                 if event.partial or not event.get_function_calls():
@@ -289,7 +290,10 @@ class BaseLlmFlow:
 
 
 def _finalize_event(
-    llm_response: LlmResponse, response_event: Event, llm_request: LlmRequest
+    llm_response: LlmResponse,
+    response_event: Event,
+    llm_request: LlmRequest,
+    chunk_actions: _ChunkActions,
 ) -> Event:
     """The event for one model response, built on the step's event template."""
     values = llm_response.__dict__
@@ -297,7 +301,7 @@ def _finalize_event(
     # A partial chunk gets a snapshot: later changes to the step's actions (e.g. the
     # output_key delta of the aggregated answer) must not show up on chunks already yielded.
     actions = response_event.actions
-    fields["actions"] = _snapshot(actions) if llm_response.partial else actions
+    fields["actions"] = chunk_actions.snapshot(actions) if llm_response.partial else actions
     fields["id"] = response_event.id
     fields["timestamp"] = time.time()
     event = updated(response_event, fields)
@@ -368,8 +372,24 @@ class _LazyCallbackContext:
         return self._built
 
 
-def _snapshot(actions: EventActions) -> EventActions:
-    """A copy of ``actions`` for a partial chunk (a fresh object when nothing is set)."""
-    if actions.__pydantic_fields_set__ or not actions.is_empty():
-        return copy_model(actions)
-    return construct(EventActions)
+class _ChunkActions:
+    """The actions of a response's partial chunks: a snapshot, so that later changes to
+    the step's actions (e.g. the output_key delta of the aggregated answer) do not show
+    up on chunks already yielded.
+
+    A copy when the step's actions hold anything; else one empty EventActions shared by
+    the chunks, replaced by a new one once something changed it. Partial events are
+    never stored and their actions never applied."""
+
+    __slots__ = ("_empty",)
+
+    def __init__(self) -> None:
+        self._empty: EventActions | None = None
+
+    def snapshot(self, actions: EventActions) -> EventActions:
+        if actions.__pydantic_fields_set__ or not actions.is_empty():
+            return copy_model(actions)
+        empty = self._empty
+        if empty is None or empty.__pydantic_fields_set__ or not empty.is_empty():
+            empty = self._empty = construct(EventActions)
+        return empty
