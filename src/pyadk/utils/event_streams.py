@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
-from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,34 +28,49 @@ async def merge_event_streams(
     ends). After ``timeout`` seconds every stream is cancelled and ``timeout_error()``
     is raised.
     """
-    queue: asyncio.Queue[tuple[object, asyncio.Future[None] | None]] = asyncio.Queue()
     loop = asyncio.get_running_loop()
+    # What the streams hand over, in order: (event, consumed), (exception, None) or
+    # (_DONE, None). The consumer sleeps on ``waiter`` while nothing is ready.
+    ready: deque[tuple[object, asyncio.Future[None] | None]] = deque()
+    waiter: asyncio.Future[None] | None = None
+
+    def hand_over(item: object, consumed: asyncio.Future[None] | None) -> None:
+        ready.append((item, consumed))
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def pump(stream: AsyncGenerator[Event, None]) -> None:
         try:
-            async with aclosing(stream) as events:
-                async for event in events:
+            try:
+                async for event in stream:
                     consumed: asyncio.Future[None] = loop.create_future()
-                    queue.put_nowait((event, consumed))
+                    hand_over(event, consumed)
                     await consumed
+            finally:
+                await stream.aclose()
         except Exception as exc:
-            queue.put_nowait((exc, None))
+            hand_over(exc, None)
         finally:
-            queue.put_nowait((_DONE, None))
+            hand_over(_DONE, None)
 
     tasks = [asyncio.create_task(pump(stream)) for stream in streams]
     remaining = len(tasks)
     deadline = None if timeout is None else loop.time() + timeout
     try:
         while remaining:
-            if deadline is None:
-                item, consumed = await queue.get()
-            else:
-                try:
-                    async with asyncio.timeout_at(deadline):
-                        item, consumed = await queue.get()
-                except TimeoutError:
-                    raise (timeout_error() if timeout_error else TimeoutError()) from None
+            if not ready:
+                waiter = loop.create_future()
+                if deadline is None:
+                    await waiter
+                else:
+                    try:
+                        async with asyncio.timeout_at(deadline):
+                            await waiter
+                    except TimeoutError:
+                        raise (timeout_error() if timeout_error else TimeoutError()) from None
+                waiter = None
+                continue
+            item, consumed = ready.popleft()
             if item is _DONE:
                 remaining -= 1
             elif isinstance(item, Exception):
