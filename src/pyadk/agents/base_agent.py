@@ -148,7 +148,8 @@ class BaseAgent(BaseModel):
             events = self._run_with_timeout(ctx)
             try:
                 async for event in events:
-                    tracker.observe(event)
+                    if not event.partial:  # a chunk's content and actions come again whole
+                        tracker.observe(event)
                     yield event
             finally:
                 await events.aclose()
