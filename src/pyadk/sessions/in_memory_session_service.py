@@ -39,7 +39,7 @@ from pyadk.sessions.errors import foreign_session_error
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
 from pyadk.sessions.state_scopes import merge_scoped_state, split_scoped_state
-from pyadk.utils.fast_models import copy_model, copy_value
+from pyadk.utils.fast_models import construct, copy_model, copy_value
 
 DEFAULT_CACHED_EVENTS = 1_000
 """Default ``cached_events`` of :class:`InMemorySessionService` (3-4 MiB of decoded
@@ -107,7 +107,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
     ) -> Session:
         sid = (session_id or "").strip() or str(uuid.uuid4())
         key = (app_name, user_id, sid)
-        app_delta, user_delta, own = split_scoped_state(copy.deepcopy(state or {}))
+        app_delta, user_delta, own = split_scoped_state(copy_value(state) if state else {})
         with self._lock:
             if key in self._sessions:
                 raise ValueError(
@@ -174,11 +174,12 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             self._user_state.get((stored.app_name, stored.user_id), {}),
             stored.state,
         )
-        session = Session.model_construct(
+        session = construct(
+            Session,
             id=stored.id,
             app_name=stored.app_name,
             user_id=stored.user_id,
-            state=copy.deepcopy(state),
+            state=copy_value(state) if state else {},
             events=events,
             last_update_time=stored.last_update_time,
         )
