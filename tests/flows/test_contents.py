@@ -7,6 +7,7 @@ import asyncio
 from pyadk import types
 from pyadk.agents import LlmAgent, ParallelAgent, SequentialAgent
 from pyadk.events.event import Event
+from pyadk.flows.processors import contents as contents_module
 from pyadk.flows.processors.contents import belongs_to_branch, build_contents
 from pyadk.testing import ScriptedModel, TestRunner, function_call
 from pyadk.tools import LongRunningFunctionTool
@@ -220,7 +221,9 @@ async def test_late_function_response_is_placed_right_after_its_call():
     ]
 
 
-async def test_cached_history_matches_a_fresh_build_across_turns():
+async def test_cached_history_matches_a_fresh_build_across_turns(monkeypatch):
+    monkeypatch.setattr(contents_module, "MIN_CACHED_CONTENTS", 0)  # cache from the start
+
     def start_job() -> None:
         """Starts a job; the result comes later."""
 
@@ -249,3 +252,27 @@ async def test_cached_history_matches_a_fresh_build_across_turns():
     sent = model.requests[-1].contents
     assert [c.model_dump() for c in sent] == [c.model_dump() for c in fresh]
     assert [c.role for c in sent][-1] == "user" and sent[-1].parts[0].text == "four"
+
+
+def _chat(turns: int) -> list[Event]:
+    events = []
+    for i in range(turns):
+        events.append(Event(author="user", content=types.UserContent(f"q{i}")))
+        events.append(Event(author="bot", content=types.ModelContent(f"a{i}")))
+    return events
+
+
+def test_only_histories_of_some_length_are_cached():
+    cache = contents_module._history_cache
+    cache.clear()
+    short, long = _chat(2), _chat(contents_module.MIN_CACHED_CONTENTS)
+
+    build_contents(short, agent_name="bot", branch=None, cache_key="short")
+    built = build_contents(long, agent_name="bot", branch=None, cache_key="long")
+
+    assert cache.get("short") is None
+    cached = cache.get("long")
+    assert cached is not None and cached.count == len(long)
+    extended = build_contents([*long, *_chat(1)], agent_name="bot", branch=None, cache_key="long")
+    assert [c.model_dump() for c in extended[: len(built)]] == [c.model_dump() for c in built]
+    assert len(extended) == len(built) + 2 and cache.get("long").count == len(long) + 2

@@ -70,7 +70,10 @@ def build_contents(
     """The model-facing history for ``agent_name`` from ``events``.
 
     With ``cache_key`` (a session's identity), the history built on the previous step
-    is extended with the new events only, while no tool result needs moving.
+    is extended with the new events only, while no tool result needs moving. Histories
+    shorter than ``MIN_CACHED_CONTENTS`` are rebuilt instead: cheap to build, and most
+    sessions stay that short (one-turn sessions, fan-out branches), so caching them would
+    only keep their objects alive.
     """
     if cache_key is not None and not current_turn_only:
         cached = _history_cache.get(cache_key)
@@ -83,7 +86,11 @@ def build_contents(
     visible = _visible(events, branch)
     if current_turn_only:
         visible = visible[_current_turn_start(visible, agent_name) :]
-    elif cache_key is not None and _responses_follow_calls(visible):
+    elif (
+        cache_key is not None
+        and len(visible) >= MIN_CACHED_CONTENTS
+        and _responses_follow_calls(visible)
+    ):
         cached = CachedHistory()
         _extend(cached, events, visible, agent_name)
         _history_cache.put(cache_key, cached)
@@ -94,6 +101,9 @@ def build_contents(
 
 
 _history_cache = HistoryCache()
+
+MIN_CACHED_CONTENTS = 8
+"""Histories with fewer contents are not cached (see :func:`build_contents`)."""
 
 
 def _visible(events: Sequence[Event], branch: str | None) -> list[Event]:
