@@ -39,6 +39,8 @@ _M = TypeVar("_M", bound=BaseModel)
 
 _LEAVES = frozenset({str, int, float, bool, bytes, type(None)})
 _SETS = (set, frozenset)
+_EMPTY_AS_IS = frozenset({dict, list})
+"""Containers that, when empty, are encoded as they are (marshal only reads them)."""
 
 _CLASS_BITS = 10
 """A header is ``class id | fields-set bits << _CLASS_BITS``: one int, 5 bytes."""
@@ -96,10 +98,15 @@ def _model_encoder(cid: int, names: tuple[str, ...], bits: dict[str, int]) -> _M
             f"    v = values[{name!r}]",
             "    if v is not None:",
             f"        present |= {1 << i}",
-            "        out.append(v if type(v) in leaves else value(v))",
+            "        t = type(v)",
+            "        out.append(v if t in leaves or (t in containers and not v) else value(v))",
         ]
     lines += ["    out[1] = present", "    return tuple(out)"]
-    namespace: dict[str, Any] = {"bit": bits.__getitem__, "leaves": _LEAVES}
+    namespace: dict[str, Any] = {
+        "bit": bits.__getitem__,
+        "leaves": _LEAVES,
+        "containers": _EMPTY_AS_IS,
+    }
     exec("\n".join(lines), namespace)  # the code holds only field names, as literals
     encoder: _ModelEncoder = namespace["encode"]
     return encoder
