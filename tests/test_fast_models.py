@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyadk import types
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
+from pyadk.models import LlmResponse
 from pyadk.utils.fast_models import construct, copy_model, updated
 
 
@@ -21,7 +22,7 @@ def test_updated_keeps_the_template_and_marks_the_update_set() -> None:
     template = construct(Event, author="a", invocation_id="i")
     content = types.Content(role="model", parts=[types.Part(text="hi")])
 
-    event = updated(template, {"content": content, "partial": True})
+    event = updated(template, None, {"content": content, "partial": True})
 
     assert type(event) is Event
     assert (event.author, event.id, event.content, event.partial) == (
@@ -50,3 +51,19 @@ def test_copy_model_shares_nothing_mutable() -> None:
     copy.content.parts.append(types.Part(text="y"))  # type: ignore[union-attr]
     assert event.actions.state_delta == {"k": [1, 2]}
     assert len(event.content.parts) == 1  # type: ignore[union-attr]
+
+
+def test_updated_takes_the_set_fields_of_a_source_model() -> None:
+    template = construct(Event, author="a", invocation_id="i")
+    response = LlmResponse(content=types.ModelContent("hi"), partial=True)
+
+    event = updated(template, response, {"id": "e-1"})
+
+    assert (event.content, event.partial, event.id, event.author) == (
+        response.content,
+        True,
+        "e-1",
+        "a",
+    )
+    assert event.turn_complete is None  # not set on the source: the template's value
+    assert event.model_fields_set == {"author", "invocation_id", "content", "partial", "id"}

@@ -296,15 +296,18 @@ def _finalize_event(
     chunk_actions: _ChunkActions,
 ) -> Event:
     """The event for one model response, built on the step's event template."""
-    values = llm_response.__dict__
-    fields = {k: values[k] for k in llm_response.__pydantic_fields_set__}
     # A partial chunk gets a snapshot: later changes to the step's actions (e.g. the
     # output_key delta of the aggregated answer) must not show up on chunks already yielded.
     actions = response_event.actions
-    fields["actions"] = chunk_actions.snapshot(actions) if llm_response.partial else actions
-    fields["id"] = response_event.id
-    fields["timestamp"] = time.time()
-    event = updated(response_event, fields)
+    event = updated(
+        response_event,
+        llm_response,
+        {
+            "actions": chunk_actions.snapshot(actions) if llm_response.partial else actions,
+            "id": response_event.id,
+            "timestamp": time.time(),
+        },
+    )
     if event.content is not None and not event.partial and event.get_function_calls():
         functions.populate_client_function_call_ids(event)
         ids = functions.long_running_call_ids(event, llm_request.tools_dict)

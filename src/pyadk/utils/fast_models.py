@@ -100,15 +100,24 @@ def set_field(model: BaseModel, name: str, value: Any) -> None:
     model.__pydantic_fields_set__.add(name)
 
 
-def updated(template: _M, values: dict[str, Any]) -> _M:
-    """A new object of ``template``'s class: its field values (shared, not copied) with
-    ``values`` on top, marked set. Like ``model_copy(update=values)``, without a copy of
-    private attributes; ``template`` must be a plain model (no extra fields)."""
-    data = dict(template.__dict__)
+def updated(template: _M, source: BaseModel | None, values: dict[str, Any]) -> _M:
+    """A new object of ``template``'s class: its field values (shared, not copied), then
+    the set fields of ``source`` (a model whose fields are fields of ``template``'s
+    class), then ``values``; all of these marked set. Like
+    ``model_copy(update=...)``, without a copy of private attributes; ``template`` must
+    be a plain model (no extra fields)."""
+    data = template.__dict__.copy()
+    fields_set = template.__pydantic_fields_set__ | values.keys()
+    if source is not None:
+        taken = source.__pydantic_fields_set__
+        source_values = source.__dict__
+        for name in taken:
+            data[name] = source_values[name]
+        fields_set |= taken
     data.update(values)
     new = _new(type(template))
     _set(new, "__dict__", data)
-    _set(new, "__pydantic_fields_set__", template.__pydantic_fields_set__ | values.keys())
+    _set(new, "__pydantic_fields_set__", fields_set)
     _set(new, "__pydantic_extra__", None)
     _set(new, "__pydantic_private__", None)
     return new
