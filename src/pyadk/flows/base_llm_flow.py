@@ -335,21 +335,25 @@ def _with_deadline(
     responses: AsyncGenerator[LlmResponse, None], seconds: float | None, agent_name: str
 ) -> AsyncGenerator[LlmResponse, None]:
     """``responses``, raising ModelTimeoutError when the whole call exceeds ``seconds``
-    (``responses`` itself when there is no limit)."""
-    if seconds is None:
+    (``responses`` itself when there is no limit and it is an async generator)."""
+    if seconds is None and hasattr(responses, "aclose"):
         return responses
     return _deadline_responses(responses, seconds, agent_name)
 
 
 async def _deadline_responses(
-    responses: AsyncGenerator[LlmResponse, None], seconds: float, agent_name: str
+    responses: AsyncGenerator[LlmResponse, None], seconds: float | None, agent_name: str
 ) -> AsyncGenerator[LlmResponse, None]:
-    deadline = asyncio.get_running_loop().time() + seconds
-    async with aclosing(responses) as gen:
+    try:
+        if seconds is None:  # a model that returned an async iterator, not a generator
+            async for response in responses:
+                yield response
+            return
+        deadline = asyncio.get_running_loop().time() + seconds
         while True:
             try:
                 async with asyncio.timeout_at(deadline):
-                    response = await anext(gen)
+                    response = await anext(responses)
             except StopAsyncIteration:
                 return
             except TimeoutError:
@@ -357,6 +361,10 @@ async def _deadline_responses(
                     f"Model call of agent {agent_name!r} timed out after {seconds:g} s."
                 ) from None
             yield response
+    finally:
+        close = getattr(responses, "aclose", None)
+        if close is not None:
+            await close()
 
 
 class _LazyCallbackContext:
