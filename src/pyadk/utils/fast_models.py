@@ -1,12 +1,15 @@
-"""Fast paths for the framework's own pydantic objects: construction and deep copies.
+"""Fast paths for the framework's own pydantic objects: construction, update, deep copy.
 
 Events, requests and contexts are built many times per turn from values the framework
 has already validated. ``Model(...)`` validates them again and pydantic's
 ``model_construct`` inspects every default factory's signature on each call;
-:func:`construct` builds the object from a per-class plan instead. ``model_copy(deep=True)``
-goes through ``copy.deepcopy`` (a memo dict, the reduce protocol); :func:`copy_model`
-walks the object once, copying containers and models and sharing immutable leaves.
-Neither validates: use them only on values of the right types.
+:func:`construct` runs a construction function generated once per class instead, and
+:func:`updated` builds a new object from a template's values in one dict copy.
+``model_copy(deep=True)`` goes through ``copy.deepcopy`` (a memo dict, the reduce
+protocol); :func:`copy_model` walks the object once, copying containers and models and
+sharing immutable leaves. :func:`set_field` assigns a field without pydantic's
+``__setattr__`` dispatch. None of them validates: use them only on values of the right
+types.
 """
 
 from __future__ import annotations
