@@ -23,6 +23,7 @@ from pyadk.memory.base_memory_service import BaseMemoryService
 from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
 from pyadk.plugins.plugin_manager import PluginManager
+from pyadk.sessions._leases import LeasedTurns
 from pyadk.sessions.base_session_service import (
     BaseSessionService,
     SessionNotFoundError,
@@ -111,30 +112,44 @@ class Runner:
         state_delta: dict[str, Any] | None,
         run_config: RunConfig | None,
     ) -> AsyncGenerator[Event, None]:
+        plugins = self.plugin_manager if self.plugin_manager.plugins else None
+        config = run_config or RunConfig()
+        message: types.Content | None = None
+        if new_message is not None:
+            message = types.Content.model_validate(new_message)
+            if not message.parts:
+                raise ValueError("new_message has no parts: send at least one text or data part.")
+        # The user's event goes in with the lease claim (one store round trip less) when
+        # nothing may change it first: plugins, input blobs saved as artifacts.
+        first_event: Event | None = None
+        if (
+            (message is not None or state_delta)
+            and plugins is None
+            and not config.save_input_blobs_as_artifacts
+            and isinstance(self.session_service, LeasedTurns)
+        ):
+            first_event = _user_event(invocation_id, message, state_delta)
         async with AsyncExitStack() as turn:
-            session = await self._start_turn(turn, user_id, session_id, invocation_id)
+            session = await self._start_turn(turn, user_id, session_id, invocation_id, first_event)
             ctx = InvocationContext(
                 session_service=self.session_service,
                 artifact_service=self.artifact_service,
                 memory_service=self.memory_service,
                 credential_service=self.credential_service,
-                plugin_manager=self.plugin_manager if self.plugin_manager.plugins else None,
+                plugin_manager=plugins,
                 invocation_id=invocation_id,
                 agent=self.agent,
                 session=session,
-                run_config=run_config or RunConfig(),
+                run_config=config,
             )
-            if new_message is not None:
-                message = types.Content.model_validate(new_message)
-                if not message.parts:
-                    raise ValueError(
-                        "new_message has no parts: send at least one text or data part."
-                    )
-                message = await self._on_user_message(ctx, message)
+            if message is not None:
+                if first_event is None:
+                    message = await self._on_user_message(ctx, message)
                 ctx.user_content = message
-                await self._append_user_event(ctx, message, state_delta)
-            elif state_delta:
-                await self._append_user_event(ctx, None, state_delta)
+            if first_event is None and (message is not None or state_delta):
+                await self.session_service.append_event(
+                    session, _user_event(invocation_id, message, state_delta)
+                )
             ctx.agent = self._find_agent_to_run(session, self.agent)
             # Without plugins, events are stored here: one generator less per event.
             plain = ctx.plugin_manager is None
@@ -151,9 +166,15 @@ class Runner:
                         raise
 
     async def _start_turn(
-        self, turn: AsyncExitStack, user_id: str, session_id: str, invocation_id: str
+        self,
+        turn: AsyncExitStack,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        first_event: Event | None = None,
     ) -> Session:
-        """Loads the session and takes it for this turn (released when ``turn`` closes).
+        """Loads the session and takes it for this turn (released when ``turn`` closes),
+        appending ``first_event`` with the claim (a LeasedTurns service only).
 
         A session that another turn changed between the load and the claim (the claim
         waited for it, or it ended just then) is loaded again, since nothing was done
@@ -166,9 +187,16 @@ class Runner:
             session = await self._load_session(user_id, session_id)
             wait = max(0.0, deadline - loop.time())
             try:
-                await turn.enter_async_context(
-                    self.session_service.turn(session, invocation_id=invocation_id, wait=wait)
-                )
+                if first_event is None:
+                    lease = self.session_service.turn(
+                        session, invocation_id=invocation_id, wait=wait
+                    )
+                else:
+                    assert isinstance(self.session_service, LeasedTurns)
+                    lease = self.session_service.turn(
+                        session, invocation_id=invocation_id, wait=wait, first_event=first_event
+                    )
+                await turn.enter_async_context(lease)
                 return session
             except StaleSessionError:
                 attempts += 1
@@ -225,23 +253,6 @@ class Runner:
             )
             parts.append(types.Part(text=f"Uploaded file: {filename}. It is saved into artifacts"))
         return types.Content(role=message.role or "user", parts=parts)
-
-    async def _append_user_event(
-        self,
-        ctx: InvocationContext,
-        message: types.Content | None,
-        state_delta: dict[str, Any] | None,
-    ) -> None:
-        if message is not None and message.role is None:
-            message = message.model_copy(update={"role": "user"})
-        event = construct(
-            Event,
-            invocation_id=ctx.invocation_id,
-            author="user",
-            content=message,
-            actions=construct(EventActions, state_delta=copy_value(state_delta or {})),
-        )
-        await self.session_service.append_event(ctx.session, event)
 
     async def _run_with_plugins(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """The agent's events with the plugins' run and event callbacks, each stored."""
@@ -398,3 +409,18 @@ class InMemoryRunner(Runner):
             memory_service=InMemoryMemoryService(),
             plugins=plugins,
         )
+
+
+def _user_event(
+    invocation_id: str, message: types.Content | None, state_delta: dict[str, Any] | None
+) -> Event:
+    """The event of the user's message (role ``user`` when it has none) and state delta."""
+    if message is not None and message.role is None:
+        message = message.model_copy(update={"role": "user"})
+    return construct(
+        Event,
+        invocation_id=invocation_id,
+        author="user",
+        content=message,
+        actions=construct(EventActions, state_delta=copy_value(state_delta or {})),
+    )

@@ -19,7 +19,7 @@ import time
 import weakref
 from collections.abc import Coroutine
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pyadk.sessions.errors import (
     SessionBusyError,
@@ -28,6 +28,9 @@ from pyadk.sessions.errors import (
     stale_session_error,
 )
 from pyadk.sessions.session import Session
+
+if TYPE_CHECKING:
+    from pyadk.events.event import Event
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +92,9 @@ class LeaseStore(Protocol):
     async def _release_lease(self, session: Session, owner: str) -> None:
         """Gives the lease up (if ``owner`` still holds it)."""
 
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Stores ``event`` (the session service's own append)."""
+
 
 class LeasedTurns:
     """Mixin of the session services that lease sessions to turns: :meth:`turn`.
@@ -113,8 +119,13 @@ class LeasedTurns:
         invocation_id: str,
         ttl: float | None = None,
         wait: float | None = None,
+        first_event: Event | None = None,
     ) -> AbstractAsyncContextManager[Session]:
-        """Holds the session's lease for one turn (see :meth:`BaseSessionService.turn`)."""
+        """Holds the session's lease for one turn (see :meth:`BaseSessionService.turn`).
+
+        ``first_event`` (the turn's user message) is appended as the lease is taken:
+        in the same transaction where the store allows it, and not at all if the
+        session cannot be claimed."""
         store: LeaseStore = self  # type: ignore[assignment]
         return _LeasedTurn(
             store,
@@ -122,6 +133,7 @@ class LeasedTurns:
             invocation_id=invocation_id,
             ttl=self.lease_ttl if ttl is None else ttl,
             wait=self.lease_wait if wait is None else wait,
+            first_event=first_event,
         )
 
 
@@ -174,10 +186,12 @@ class _LeasedTurn:
         invocation_id: str,
         ttl: float,
         wait: float,
+        first_event: Event | None = None,
     ) -> None:
         _check_policy(ttl, wait)
         self._store = store
         self._session = session
+        self._first_event = first_event
         self._owner = f"{invocation_id}/{_PROCESS_TAG}{next(_turn_numbers)}"
         self._ttl = ttl
         self._wait = wait
@@ -192,9 +206,10 @@ class _LeasedTurn:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._wait
         poll = self._FIRST_POLL
+        appended = False
         while True:
             try:
-                await self._store._claim_lease(self._session, self._owner, self._ttl)
+                appended = await self._claim(self._first_event)
                 break
             except asyncio.CancelledError:
                 # The claim may still commit (a store's thread finishes what it began):
@@ -221,7 +236,24 @@ class _LeasedTurn:
             _open_turns[self._owner] = self
         self._loop = loop
         self._schedule_renewal()
+        if self._first_event is not None and not appended:
+            try:
+                await self._store.append_event(self._session, self._first_event)
+            except BaseException:
+                await self._finish()
+                raise
         return self._session
+
+    async def _claim(self, first_event: Event | None) -> bool:
+        """Claims the lease; True when ``first_event`` was appended with the claim."""
+        store = self._store
+        if first_event is not None and hasattr(store, "_claim_lease_and_append"):
+            appended: bool = await store._claim_lease_and_append(
+                self._session, self._owner, self._ttl, first_event
+            )
+            return appended
+        await store._claim_lease(self._session, self._owner, self._ttl)
+        return False
 
     def _schedule_renewal(self) -> None:
         """Renews the lease in ``ttl / 3`` seconds (a timer: a short turn costs no task)."""
