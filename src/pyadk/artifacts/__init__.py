@@ -9,12 +9,14 @@ from pyadk.utils.lazy_exports import lazy_exports
 if TYPE_CHECKING:
     from pyadk.artifacts.file_artifact_service import FileArtifactService
     from pyadk.artifacts.sql_artifact_service import SqlArtifactService
+    from pyadk.artifacts.uri import artifact_service_from_uri
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "FileArtifactService": ".file_artifact_service",
         "SqlArtifactService": ".sql_artifact_service",
+        "artifact_service_from_uri": ".uri",
     },
     globals(),
 )
@@ -24,4 +26,5 @@ __all__ = [
     "FileArtifactService",
     "InMemoryArtifactService",
     "SqlArtifactService",
+    "artifact_service_from_uri",
 ]

@@ -15,11 +15,10 @@ from rich.text import Text
 
 from pyadk import types
 from pyadk.agents.run_config import RunConfig, StreamingMode
-from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from pyadk.cli.agent_loading import load_agent
 from pyadk.cli.errors import CliError
 from pyadk.cli.render import EventRenderer
-from pyadk.cli.services import session_service_for
+from pyadk.cli.services import artifact_service_for, session_service_for
 from pyadk.cli.session_files import (
     ReplayFile,
     read_replay_file,
@@ -48,6 +47,7 @@ class RunOptions:
     user_id: str = "test_user"
     session_id: str | None = None
     session_uri: str | None = None
+    artifact_uri: str | None = None
     save_session: bool = False
     resume: Path | None = None
     replay: Path | None = None
@@ -140,11 +140,16 @@ async def run_chat(
     saved = read_session_file(options.resume) if options.resume else None
     app_name, agent = load_agent(options.agent_dir)
     session_service = session_service_for(options.session_uri)
+    try:
+        artifact_service = artifact_service_for(options.artifact_uri, session_service)
+    except CliError:
+        await session_service.close()
+        raise
     runner = Runner(
         app_name=app_name,
         agent=agent,
         session_service=session_service,
-        artifact_service=InMemoryArtifactService(),
+        artifact_service=artifact_service,
         memory_service=InMemoryMemoryService(),
     )
     renderer = EventRenderer(console)
@@ -166,6 +171,7 @@ async def run_chat(
         await _save_if_asked(session_service, session, options, renderer)
     finally:
         await runner.close()
+        await artifact_service.close()  # before the session service it may share
         await session_service.close()
 
 

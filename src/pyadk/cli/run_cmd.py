@@ -24,6 +24,14 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     help="Session store: memory:// (default), sqlite:///path.db, postgresql://...",
 )
 @click.option(
+    "--artifact-uri",
+    "--artifact_service_uri",
+    "artifact_uri",
+    default=None,
+    help="Artifact store: memory:// (default), file://DIR, sqlite:///path.db, "
+    "postgresql://... (the --session-uri database is shared when the URIs are equal).",
+)
+@click.option(
     "--save-session",
     "--save_session",
     "save_session",
@@ -50,6 +58,7 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 def run_command(
     agent_dir: Path,
     session_uri: str | None,
+    artifact_uri: str | None,
     save_session: bool,
     resume: Path | None,
     replay: Path | None,
@@ -64,6 +73,7 @@ def run_command(
         user_id=user_id,
         session_id=session_id,
         session_uri=session_uri,
+        artifact_uri=artifact_uri,
         save_session=save_session,
         resume=resume,
         replay=replay,

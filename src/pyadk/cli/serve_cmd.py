@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
 
+from pyadk.artifacts.base_artifact_service import BaseArtifactService
 from pyadk.cli.errors import CliError
-from pyadk.cli.services import session_service_for
+from pyadk.cli.services import artifact_service_for, session_service_for
+from pyadk.sessions.base_session_service import BaseSessionService
 
 CONFIG_ENV = "PYADK_SERVE_CONFIG"
 """Carries the server settings to the app factory that ``--reload`` workers import."""
@@ -37,6 +41,7 @@ class ServeOptions:
     allow_origins: list[str] = field(default_factory=list)
     auth_token: str | None = None
     session_uri: str | None = None
+    artifact_uri: str | None = None
     log_level: str = "info"
     reload: bool = False
     trusted_hosts: list[str] = field(default_factory=list)
@@ -68,10 +73,13 @@ def build_app(options: ServeOptions) -> Any:
     trusted = options.effective_trusted_hosts()
     if trusted is not None:
         extra["trusted_hosts"] = trusted
+    sessions = session_service_for(options.session_uri)
+    artifacts = artifact_service_for(options.artifact_uri, sessions)
     try:
-        return create_app(
+        app = create_app(
             options.agents_dir,
-            session_service=session_service_for(options.session_uri),
+            session_service=sessions,
+            artifact_service=artifacts,
             auth_token=options.auth_token,
             allow_origins=tuple(options.allow_origins),
             web_ui=options.web_ui,
@@ -80,6 +88,26 @@ def build_app(options: ServeOptions) -> Any:
         )
     except RuntimeError as error:  # --trace without opentelemetry-sdk
         raise CliError(str(error)) from error
+    _close_on_shutdown(app, sessions, artifacts)
+    return app
+
+
+def _close_on_shutdown(
+    app: Any, sessions: BaseSessionService, artifacts: BaseArtifactService
+) -> None:
+    """Closes the services the command opened once the app has shut down."""
+    serve_app = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(instance: Any) -> AsyncIterator[Any]:
+        try:
+            async with serve_app(instance) as state:
+                yield state
+        finally:
+            await artifacts.close()  # before the session service it may share
+            await sessions.close()
+
+    app.router.lifespan_context = lifespan
 
 
 def app_from_environment() -> Any:
@@ -143,6 +171,14 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
         help="Session store: memory:// (default), sqlite:///path.db, postgresql://...",
     )
     @click.option(
+        "--artifact-uri",
+        "--artifact_service_uri",
+        "artifact_uri",
+        default=None,
+        help="Artifact store: memory:// (default), file://DIR, sqlite:///path.db, "
+        "postgresql://... (the --session-uri database is shared when the URIs are equal).",
+    )
+    @click.option(
         "--log-level",
         "--log_level",
         "log_level",
@@ -173,6 +209,7 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
         allow_origins: tuple[str, ...],
         auth_token: str | None,
         session_uri: str | None,
+        artifact_uri: str | None,
         log_level: str,
         trusted_hosts: tuple[str, ...],
         trace: bool,
@@ -186,6 +223,7 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
             allow_origins=list(allow_origins),
             auth_token=auth_token or None,
             session_uri=session_uri,
+            artifact_uri=artifact_uri,
             log_level=log_level,
             reload=reload,
             trusted_hosts=list(trusted_hosts),

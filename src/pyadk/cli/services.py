@@ -1,7 +1,9 @@
-"""The session service named by ``--session-uri`` (in memory when none is given)."""
+"""The services named by ``--session-uri`` and ``--artifact-uri`` (in memory by default)."""
 
 from __future__ import annotations
 
+from pyadk.artifacts.base_artifact_service import BaseArtifactService
+from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from pyadk.cli.errors import CliError
 from pyadk.sessions.base_session_service import BaseSessionService
 from pyadk.sessions.in_memory_session_service import InMemorySessionService
@@ -17,3 +19,19 @@ def session_service_for(uri: str | None) -> BaseSessionService:
         return session_service_from_uri(uri)
     except (ValueError, ImportError) as error:
         raise CliError(f"--session-uri: {error}") from error
+
+
+def artifact_service_for(
+    uri: str | None, session_service: BaseSessionService
+) -> BaseArtifactService:
+    """``memory://``, ``file://DIR``, a database URI or None (in memory).
+
+    A database URI equal to the one ``session_service`` was opened on shares it."""
+    if not uri:
+        return InMemoryArtifactService()
+    from pyadk.artifacts.uri import artifact_service_from_uri
+
+    try:
+        return artifact_service_from_uri(uri, session_service=session_service)
+    except (ValueError, ImportError) as error:
+        raise CliError(f"--artifact-uri: {error}") from error
