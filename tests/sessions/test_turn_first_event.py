@@ -113,3 +113,30 @@ async def test_a_failed_user_message_releases_the_session() -> None:
     assert [e.text for e in await _turn(runner, session.id, "again")] == ["answer"]
     stored = await service.get_session(app_name="app", user_id="u", session_id=session.id)
     assert [e.text for e in stored.events] == ["again", "answer"]
+
+
+class LoggingSqlite(SqliteSessionService):
+    """A subclass with its own append_event."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.seen: list[str] = []
+
+    async def append_event(self, session: Any, event: Event) -> Event:
+        self.seen.append(event.author)
+        return await super().append_event(session, event)
+
+
+async def test_an_overridden_append_event_sees_the_user_message(tmp_path: Path) -> None:
+    service = LoggingSqlite(tmp_path / "s.db")
+    runner = Runner(
+        app_name="app",
+        agent=LlmAgent(name="bot", model=ScriptedModel(["answer"])),
+        session_service=service,
+    )
+    session = await service.create_session(app_name="app", user_id="u")
+
+    await _turn(runner, session.id, "hello")
+
+    assert service.seen == ["user", "bot"]
+    await service.close()

@@ -225,10 +225,17 @@ class SqlSessionService(LeasedTurns, BaseSessionService, abc.ABC):
     ) -> bool:
         """:meth:`_claim_lease`, and the turn's first event appended in the same
         transaction (one round trip less). False when ``session`` was not loaded for a
-        turn: then only the lease is claimed, and the caller appends the event."""
+        turn, or a subclass has its own :meth:`append_event` (which must see the event):
+        then only the lease is claimed, and the caller appends the event."""
         run_view = session.__dict__.get(_RUN_VIEW_ATTR)
         seen = session_seq(session)
-        if run_view is None or run_view[1] != id(session) or seen is None or event.partial:
+        if (
+            run_view is None
+            or run_view[1] != id(session)
+            or seen is None
+            or event.partial
+            or type(self).append_event is not SqlSessionService.append_event
+        ):
             await self._claim_lease(session, owner, ttl)
             return False
         delta = self._persistable_delta(event)
