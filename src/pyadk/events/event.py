@@ -32,7 +32,7 @@ class Event(LlmResponse):
 
     @staticmethod
     def new_id() -> str:
-        """A fresh random event id (a UUID4 string)."""
+        """A fresh unique event id (UUID4 format; see :mod:`pyadk.utils.ids`)."""
         return new_uuid4()
 
     def is_final_response(self) -> bool:
