@@ -12,6 +12,7 @@ reads, in the same transaction, the events and state the cached view missed.
 from __future__ import annotations
 
 import abc
+import functools
 import json
 import time
 import uuid
@@ -238,48 +239,17 @@ class SqlSessionService(LeasedTurns, BaseSessionService, abc.ABC):
         ):
             await self._claim_lease(session, owner, ttl)
             return False
-        delta = self._persistable_delta(event)
-        encoded = store.encode_state(delta)
-        body = _event_body(event, delta)
-        app_name, user_id, sid = session.app_name, session.user_id, session.id
         incarnation = run_view[0]
+        claim = _claim_op(session, owner, ttl, incarnation, seen)
+        append = _PreparedAppend(session, event)
 
         def claim_and_append(ex: Executor) -> tuple[store.CaughtUp, tuple[store.Incarnation, int]]:
-            caught = store.claim_and_catch_up(
-                ex,
-                app_name,
-                user_id,
-                sid,
-                owner=owner,
-                ttl=ttl,
-                incarnation=incarnation,
-                seen=seen,
-            )
-            appended = store.append_event(
-                ex,
-                app_name,
-                user_id,
-                sid,
-                expected_seq=caught.seq,
-                timestamp=event.timestamp,
-                body=body,
-                delta=encoded,
-                lease=(owner, ttl),
-            )
-            return caught, appended
+            caught = claim(ex)
+            return caught, append.write(ex, expected_seq=caught.seq, lease=(owner, ttl))
 
         caught, (stored_as, seq) = await self._claimed(session, claim_and_append)
         self._catch_up(session, caught, incarnation, seen)
-        self._apply_to_session(session, event)
-        _set_seq(session, seq)
-        self._cache.extend(
-            (app_name, user_id, sid),
-            stored_as,
-            seq - 1,
-            [body],
-            update_time=event.timestamp,
-            state=encoded,
-        )
+        self._appended(append, stored_as, seq)
         return True
 
     async def _claimed(self, session: Session, claim: Callable[[Executor], T]) -> T:
@@ -295,20 +265,7 @@ class SqlSessionService(LeasedTurns, BaseSessionService, abc.ABC):
     ) -> None:
         """Claims the lease for a session object loaded for a turn, and adds to it what
         it missed (nothing has been done with it yet)."""
-        app_name, user_id, sid = session.app_name, session.user_id, session.id
-        caught = await self._claimed(
-            session,
-            lambda ex: store.claim_and_catch_up(
-                ex,
-                app_name,
-                user_id,
-                sid,
-                owner=owner,
-                ttl=ttl,
-                incarnation=incarnation,
-                seen=seen,
-            ),
-        )
+        caught = await self._claimed(session, _claim_op(session, owner, ttl, incarnation, seen))
         self._catch_up(session, caught, incarnation, seen)
 
     def _catch_up(
@@ -366,35 +323,32 @@ class SqlSessionService(LeasedTurns, BaseSessionService, abc.ABC):
         """
         if event.partial:
             return event
-        delta = self._persistable_delta(event)
-        encoded = store.encode_state(delta)
-        body = _event_body(event, delta)
-        key = app_name, user_id, sid = session.app_name, session.user_id, session.id
+        append = _PreparedAppend(session, event)
         expected = session_seq(session)
         if expected is None:
             expected = await self._infer_seq(session)
         lease = session_lease(session)
-        incarnation, seq = await self._write(
-            lambda ex: store.append_event(
-                ex,
-                app_name,
-                user_id,
-                sid,
-                expected_seq=expected,
-                timestamp=event.timestamp,
-                body=body,
-                delta=encoded,
-                lease=lease,
-            )
+        stored_as, seq = await self._write(
+            lambda ex: append.write(ex, expected_seq=expected, lease=lease)
         )
+        self._appended(append, stored_as, seq)
+        return event
+
+    def _appended(self, append: _PreparedAppend, incarnation: store.Incarnation, seq: int) -> None:
+        """Applies a stored event to its session object and to the run cache."""
+        session, event = append.session, append.event
         self._apply_to_session(session, event)
         _set_seq(session, seq)
         # The view keeps the stored JSON, decoded when a later turn needs it: never
         # the caller's object, which the caller may still change.
         self._cache.extend(
-            key, incarnation, seq - 1, [body], update_time=event.timestamp, state=encoded
+            (session.app_name, session.user_id, session.id),
+            incarnation,
+            seq - 1,
+            [append.body],
+            update_time=event.timestamp,
+            state=append.encoded,
         )
-        return event
 
     async def _infer_seq(self, session: Session) -> int:
         """The seq of a session object not loaded by this service: the store's head,
@@ -430,3 +384,48 @@ def _parse_page_token(token: str | None) -> int:
         raise ValueError(
             f"Invalid page_token {token!r}: pass the next_page_token of a previous page."
         ) from None
+
+
+class _PreparedAppend:
+    """An event of a session ready to store: its JSON body and encoded state delta."""
+
+    __slots__ = ("body", "encoded", "event", "session")
+
+    def __init__(self, session: Session, event: Event) -> None:
+        delta = BaseSessionService._persistable_delta(event)
+        self.session, self.event = session, event
+        self.encoded = store.encode_state(delta)
+        self.body = _event_body(event, delta)
+
+    def write(
+        self, ex: Executor, *, expected_seq: int, lease: tuple[str, float] | None
+    ) -> tuple[store.Incarnation, int]:
+        """Stores the event (see :func:`store.append_event`): (incarnation, its seq)."""
+        session = self.session
+        return store.append_event(
+            ex,
+            session.app_name,
+            session.user_id,
+            session.id,
+            expected_seq=expected_seq,
+            timestamp=self.event.timestamp,
+            body=self.body,
+            delta=self.encoded,
+            lease=lease,
+        )
+
+
+def _claim_op(
+    session: Session, owner: str, ttl: float, incarnation: store.Incarnation, seen: int
+) -> Callable[[Executor], store.CaughtUp]:
+    """The store call that claims a turn's lease and reads what ``session`` missed."""
+    return functools.partial(
+        store.claim_and_catch_up,
+        app_name=session.app_name,
+        user_id=session.user_id,
+        session_id=session.id,
+        owner=owner,
+        ttl=ttl,
+        incarnation=incarnation,
+        seen=seen,
+    )
