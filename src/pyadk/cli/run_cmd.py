@@ -10,27 +10,14 @@ import click
 from pyadk.cli.chat import RunOptions, TurnFailedError, run_chat
 from pyadk.cli.errors import CliError
 from pyadk.cli.render import make_console
+from pyadk.cli.services import store_options
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
 @click.command("run")
 @click.argument("agent_dir", type=click.Path(path_type=Path))
-@click.option(
-    "--session-uri",
-    "--session_service_uri",
-    "session_uri",
-    default=None,
-    help="Session store: memory:// (default), sqlite:///path.db, postgresql://...",
-)
-@click.option(
-    "--artifact-uri",
-    "--artifact_service_uri",
-    "artifact_uri",
-    default=None,
-    help="Artifact store: memory:// (default), file://DIR, sqlite:///path.db, "
-    "postgresql://... (the --session-uri database is shared when the URIs are equal).",
-)
+@store_options
 @click.option(
     "--save-session",
     "--save_session",

@@ -14,7 +14,7 @@ import click
 
 from pyadk.artifacts.base_artifact_service import BaseArtifactService
 from pyadk.cli.errors import CliError
-from pyadk.cli.services import artifact_service_for, session_service_for
+from pyadk.cli.services import artifact_service_for, session_service_for, store_options
 from pyadk.sessions.base_session_service import BaseSessionService
 
 CONFIG_ENV = "PYADK_SERVE_CONFIG"
@@ -163,21 +163,7 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
         default=None,
         help=f"Require 'Authorization: Bearer TOKEN' on every request (env {AUTH_TOKEN_ENV}).",
     )
-    @click.option(
-        "--session-uri",
-        "--session_service_uri",
-        "session_uri",
-        default=None,
-        help="Session store: memory:// (default), sqlite:///path.db, postgresql://...",
-    )
-    @click.option(
-        "--artifact-uri",
-        "--artifact_service_uri",
-        "artifact_uri",
-        default=None,
-        help="Artifact store: memory:// (default), file://DIR, sqlite:///path.db, "
-        "postgresql://... (the --session-uri database is shared when the URIs are equal).",
-    )
+    @store_options
     @click.option(
         "--log-level",
         "--log_level",

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+import click
+
 from pyadk.artifacts.base_artifact_service import BaseArtifactService
 from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from pyadk.cli.errors import CliError
@@ -35,3 +40,27 @@ def artifact_service_for(
         return artifact_service_from_uri(uri, session_service=session_service)
     except (ValueError, ImportError) as error:
         raise CliError(f"--artifact-uri: {error}") from error
+
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def store_options(command: F) -> F:
+    """``--session-uri`` and ``--artifact-uri`` (with google-adk's spellings) for a
+    command that opens the stores with :func:`session_service_for` and
+    :func:`artifact_service_for`."""
+    command = click.option(
+        "--artifact-uri",
+        "--artifact_service_uri",
+        "artifact_uri",
+        default=None,
+        help="Artifact store: memory:// (default), file://DIR, sqlite:///path.db, "
+        "postgresql://... (the --session-uri database is shared when the URIs are equal).",
+    )(command)
+    return click.option(
+        "--session-uri",
+        "--session_service_uri",
+        "session_uri",
+        default=None,
+        help="Session store: memory:// (default), sqlite:///path.db, postgresql://...",
+    )(command)
