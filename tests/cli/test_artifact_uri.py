@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,10 +21,10 @@ from pyadk.cli.errors import CliError
 from pyadk.cli.services import artifact_service_for
 from pyadk.sessions import SqliteSessionService
 from pyadk.sessions.uri import session_service_from_uri
+from pyadk.testing.cli_server import cli_server
 
 IDS = {"app_name": "app", "user_id": "ada", "session_id": "s1"}
 CSV = types.Part(inline_data=types.Blob(mime_type="text/csv", data=b"a,b\n1,2\n"))
-SERVER_TIMEOUT = 60  # seconds; guards against a hung process, not a timing assertion
 needs_server = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("fastapi", "uvicorn", "httpx")),
     reason="the server extra is not installed",
@@ -61,6 +57,15 @@ async def _round_trip(service) -> bytes:
     version = await service.save_artifact(**IDS, filename="data.csv", artifact=CSV)
     loaded = await service.load_artifact(**IDS, filename="data.csv", version=version)
     return loaded.inline_data.data
+
+
+async def _keys_in(uri: str, ids: dict[str, str] = IDS) -> list[str]:
+    """The artifact names a fresh SqlArtifactService finds in ``uri``'s database."""
+    fresh = SqlArtifactService(uri)
+    try:
+        return await fresh.list_artifact_keys(**ids)
+    finally:
+        await fresh.close()
 
 
 # --- artifact_service_from_uri -------------------------------------------------------
@@ -102,11 +107,7 @@ async def test_sqlite_uri_opens_its_own_database(tmp_path: Path):
         assert await _round_trip(service) == b"a,b\n1,2\n"
     finally:
         await service.close()
-    reopened = SqlArtifactService(uri)
-    try:
-        assert await reopened.list_artifact_keys(**IDS) == ["data.csv"]
-    finally:
-        await reopened.close()
+    assert await _keys_in(uri) == ["data.csv"]
 
 
 async def test_same_sqlite_uri_shares_the_session_service(tmp_path: Path):
@@ -158,11 +159,7 @@ async def test_same_sqlalchemy_uri_shares_the_database_session_service(tmp_path:
     await artifacts.close()
     assert await sessions.create_session(**IDS) is not None  # still open
     await sessions.close()
-    reopened = SqlArtifactService(uri)
-    try:
-        assert await reopened.list_artifact_keys(**IDS) == ["data.csv"]
-    finally:
-        await reopened.close()
+    assert await _keys_in(uri) == ["data.csv"]
 
 
 def test_postgresql_uri_is_a_sql_artifact_service_without_connecting():
@@ -255,46 +252,10 @@ def test_bad_artifact_uri_is_a_clear_error(run_cli, write_agent, command: str):
 # --- the API server ------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def _api_server(cwd: Path, env: dict[str, str], *args: str) -> Iterator[str]:
-    import httpx
-
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pyadk.cli", "api_server", ".", "--port", str(port), *args],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):  # polls of at most ~0.1 s each
-            if process.poll() is not None:
-                output = process.stdout.read() if process.stdout else ""
-                pytest.fail(f"server exited with {process.returncode}:\n{output}")
-            try:
-                httpx.get(url + "/list-apps", timeout=0.5)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("server did not answer on /list-apps")
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=SERVER_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with cli_server("api_server", ".", *args, cwd=cwd, env=env) as server:
+        yield server.url
 
 
 def _run_body(text: str) -> dict:
@@ -334,11 +295,7 @@ async def test_api_server_artifacts_live_in_the_sqlite_file(write_agent, make_en
         assert notes.status_code == 200 and notes.json() == {"text": "hi"}
         deleted = httpx.delete(url + base + "/artifacts/report.txt", timeout=10)
         assert deleted.status_code == 200
-    fresh = SqlArtifactService(uri)
-    try:
-        assert await fresh.list_artifact_keys(**ids) == ["notes.txt"]
-    finally:
-        await fresh.close()
+    assert await _keys_in(uri, ids) == ["notes.txt"]
 
 
 @needs_server
@@ -363,9 +320,5 @@ async def test_build_app_shares_one_database_and_closes_it_on_shutdown(write_age
         await ctx.session_service.get_session(**IDS)
     with pytest.raises(RuntimeError, match="is closed"):
         await ctx.artifact_service.list_artifact_keys(**IDS)
-    fresh = SqlArtifactService(uri)
-    try:
-        ids = {"app_name": "reporter", "user_id": "ada", "session_id": "s1"}
-        assert await fresh.list_artifact_keys(**ids) == ["report.txt"]
-    finally:
-        await fresh.close()
+    ids = {"app_name": "reporter", "user_id": "ada", "session_id": "s1"}
+    assert await _keys_in(uri, ids) == ["report.txt"]

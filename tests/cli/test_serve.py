@@ -5,20 +5,18 @@ from __future__ import annotations
 import importlib.util
 import ipaddress
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from pyadk.testing.cli_server import CliServer, cli_server
 from pyadk.version import __version__
 
 CLI_TIMEOUT = 60  # seconds; guards against a hung process, not a timing assertion
-READY_ATTEMPTS = 300  # polls of at most ~0.1 s each before giving up on the server
 SERVER_MISSING = next(
     (
         f"{module} does not exist yet (the server part of issue 6)"
@@ -30,52 +28,10 @@ SERVER_MISSING = next(
 needs_server = pytest.mark.skipif(SERVER_MISSING is not None, reason=SERVER_MISSING or "")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Server:
-    def __init__(self, process: subprocess.Popen[str], port: int) -> None:
-        self.process = process
-        self.url = f"http://127.0.0.1:{port}"
-
-
 @contextmanager
-def _start(tmp_path: Path, env: dict[str, str], *args: str) -> Iterator[Server]:
-    import httpx
-
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pyadk.cli", *args, "--port", str(port)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    server = Server(process, port)
-    try:
-        for _ in range(READY_ATTEMPTS):
-            if process.poll() is not None:
-                output = process.stdout.read() if process.stdout else ""
-                pytest.fail(f"server exited with {process.returncode}:\n{output}")
-            try:
-                httpx.get(server.url + "/list-apps", timeout=0.5)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("server did not answer on /list-apps")
+def _start(tmp_path: Path, env: dict[str, str], *args: str) -> Iterator[CliServer]:
+    with cli_server(*args, cwd=tmp_path, env=env) as server:
         yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=CLI_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,8 +17,8 @@ from pyadk import telemetry
 from pyadk.agents import LlmAgent
 from pyadk.server import create_app
 from pyadk.testing import ScriptedModel, function_call
+from pyadk.testing.cli_server import cli_server
 
-CLI_TIMEOUT = 60  # seconds; guards against a hung server process, not a timing assertion
 OUR_SPANS = {"invocation", "invoke_agent calc", "call_llm", "execute_tool add"}
 
 
@@ -165,42 +161,22 @@ def test_trace_routes_need_a_token_for_any_user(serve, fresh_tracing):
     assert unauthenticated.status_code == 401
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.parametrize("how", ["flag", "environment"])
 def test_api_server_trace_option_serves_the_sessions_spans(how: str):
-    port = _free_port()
     env = {**os.environ, "PYADK_DEFAULT_MODEL": "none"}
-    args = [sys.executable, "-m", "pyadk.cli", "api_server", str(AGENTS_DIR), "--port", str(port)]
+    args = ["api_server", str(AGENTS_DIR)]
     if how == "flag":
         args.append("--trace")
     else:
         env["PYADK_TRACE"] = "1"
-    process = subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            if process.poll() is not None:
-                pytest.fail(f"server exited: {process.stdout.read() if process.stdout else ''}")
-            try:
-                httpx.get(url + "/list-apps", timeout=0.5)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        with httpx.Client(base_url=url, timeout=10) as client:
-            assert client.post("/apps/chat/users/u/sessions/s1").status_code == 200
-            events = client.post("/run", json=run_body("chat", "u", "s1", "hi")).json()
-            spans = client.get("/debug/trace/session/s1").json()
-            answer = client.get(f"/debug/trace/{events[-1]['id']}").json()
-    finally:
-        process.terminate()
-        process.wait(timeout=CLI_TIMEOUT)
+    with (
+        cli_server(*args, env=env) as server,
+        httpx.Client(base_url=server.url, timeout=10) as client,
+    ):
+        assert client.post("/apps/chat/users/u/sessions/s1").status_code == 200
+        events = client.post("/run", json=run_body("chat", "u", "s1", "hi")).json()
+        spans = client.get("/debug/trace/session/s1").json()
+        answer = client.get(f"/debug/trace/{events[-1]['id']}").json()
 
     assert {"invocation", "invoke_agent chat", "call_llm"} <= {s["name"] for s in spans}
     assert answer["gen_ai.agent.name"] == "chat"

@@ -30,6 +30,16 @@ class CountingSqlite(SqliteSessionService):
         return await super()._write(fn)
 
 
+async def _runner_and_session(service: Any, replies: list[str]) -> tuple[Runner, Any]:
+    """A runner of a bot answering ``replies`` in turn, and a new session of user u."""
+    runner = Runner(
+        app_name="app",
+        agent=LlmAgent(name="bot", model=ScriptedModel(replies)),
+        session_service=service,
+    )
+    return runner, await service.create_session(app_name="app", user_id="u")
+
+
 async def _turn(runner: Runner, session_id: str, text: str) -> list[Event]:
     return [
         e
@@ -41,12 +51,7 @@ async def _turn(runner: Runner, session_id: str, text: str) -> list[Event]:
 
 async def test_a_sqlite_turn_is_three_write_transactions(tmp_path: Path) -> None:
     service = CountingSqlite(tmp_path / "s.db")
-    runner = Runner(
-        app_name="app",
-        agent=LlmAgent(name="bot", model=ScriptedModel(["one", "two"])),
-        session_service=service,
-    )
-    session = await service.create_session(app_name="app", user_id="u")
+    runner, session = await _runner_and_session(service, ["one", "two"])
 
     for text in ("first", "second"):
         service.writes = 0
@@ -67,12 +72,7 @@ async def test_a_sqlite_turn_is_three_write_transactions(tmp_path: Path) -> None
 
 async def test_a_busy_session_gets_no_user_message(tmp_path: Path) -> None:
     service = SqliteSessionService(tmp_path / "s.db")
-    runner = Runner(
-        app_name="app",
-        agent=LlmAgent(name="bot", model=ScriptedModel(["answer"])),
-        session_service=service,
-    )
-    session = await service.create_session(app_name="app", user_id="u")
+    runner, session = await _runner_and_session(service, ["answer"])
     other = await service.get_session(app_name="app", user_id="u", session_id=session.id)
     assert other is not None
 
@@ -100,12 +100,7 @@ class FailingUserAppend(InMemorySessionService):
 
 async def test_a_failed_user_message_releases_the_session() -> None:
     service = FailingUserAppend()
-    runner = Runner(
-        app_name="app",
-        agent=LlmAgent(name="bot", model=ScriptedModel(["answer"])),
-        session_service=service,
-    )
-    session = await service.create_session(app_name="app", user_id="u")
+    runner, session = await _runner_and_session(service, ["answer"])
 
     with pytest.raises(RuntimeError, match="disk full"):
         await _turn(runner, session.id, "hello")
@@ -129,12 +124,7 @@ class LoggingSqlite(SqliteSessionService):
 
 async def test_an_overridden_append_event_sees_the_user_message(tmp_path: Path) -> None:
     service = LoggingSqlite(tmp_path / "s.db")
-    runner = Runner(
-        app_name="app",
-        agent=LlmAgent(name="bot", model=ScriptedModel(["answer"])),
-        session_service=service,
-    )
-    session = await service.create_session(app_name="app", user_id="u")
+    runner, session = await _runner_and_session(service, ["answer"])
 
     await _turn(runner, session.id, "hello")
 
