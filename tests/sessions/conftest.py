@@ -7,7 +7,9 @@ only when no PostgreSQL binaries exist on the machine.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,10 @@ from pyadk.testing.postgres_server import (
     find_postgres_bin,
     throwaway_postgres,
 )
+
+SUPPORT = Path(__file__).parent / "support"  # helper modules of these tests
+if str(SUPPORT) not in sys.path:
+    sys.path.insert(0, str(SUPPORT))
 
 
 @pytest.fixture(scope="session")

@@ -15,34 +15,17 @@ import tracemalloc
 from collections.abc import Iterator
 
 import pytest
+from recorder import Recorder
 
 from pyadk import types
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events import Event, EventActions
-from pyadk.models.llm_request import LlmRequest
 from pyadk.runners import Runner
 from pyadk.sessions import GetSessionConfig, InMemorySessionService
 from pyadk.sessions import in_memory_session_service as in_memory_module
-from pyadk.testing import FunctionModel, ScriptedModel, function_call
+from pyadk.testing import ScriptedModel, function_call
 
 APP = "app"
-
-
-class Recorder:
-    """A model that answers ``reply N`` and records the history it was sent."""
-
-    def __init__(self) -> None:
-        self.requests: list[LlmRequest] = []
-
-    def model(self) -> FunctionModel:
-        def answer(request: LlmRequest) -> str:
-            self.requests.append(request)
-            return f"reply {len(self.requests)}"
-
-        return FunctionModel(answer)
-
-    def contents(self, index: int = -1) -> list[types.Content]:
-        return self.requests[index].contents
 
 
 def _runner(service: InMemorySessionService, model: object) -> Runner:

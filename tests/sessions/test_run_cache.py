@@ -14,16 +14,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from recorder import Recorder
 
 from pyadk import types
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events import Event
-from pyadk.models.llm_request import LlmRequest
 from pyadk.runners import Runner
 from pyadk.sessions import DatabaseSessionService, SqliteSessionService
 from pyadk.sessions._run_cache import RunCache, View
 from pyadk.sessions._sql_service import SqlSessionService
-from pyadk.testing import FunctionModel
 from pyadk.testing.session_conformance import delta_event, text_event
 
 Factory = Callable[..., Awaitable[SqlSessionService]]
@@ -52,23 +51,6 @@ def make(request: pytest.FixtureRequest, tmp_path: Path) -> Factory:
 def app() -> str:
     """A fresh app name: the PostgreSQL database is shared by the whole test run."""
     return f"app-{uuid.uuid4().hex[:12]}"
-
-
-class Recorder:
-    """A model that answers ``reply N`` and records what it was sent."""
-
-    def __init__(self) -> None:
-        self.requests: list[LlmRequest] = []
-
-    def model(self) -> FunctionModel:
-        def answer(request: LlmRequest) -> str:
-            self.requests.append(request)
-            return f"reply {len(self.requests)}"
-
-        return FunctionModel(answer)
-
-    def history(self, index: int = -1) -> list[str]:
-        return [p.text or "" for c in self.requests[index].contents for p in c.parts or []]
 
 
 @pytest.fixture
