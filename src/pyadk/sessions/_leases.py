@@ -92,6 +92,11 @@ class LeaseStore(Protocol):
     async def _release_lease(self, session: Session, owner: str) -> None:
         """Gives the lease up (if ``owner`` still holds it)."""
 
+    async def _claim_lease_and_append(
+        self, session: Session, owner: str, ttl: float, event: Event
+    ) -> bool:
+        """:meth:`_claim_lease`; True when ``event`` was also stored with the claim."""
+
     async def append_event(self, session: Session, event: Event) -> Event:
         """Stores ``event`` (the session service's own append)."""
 
@@ -105,6 +110,15 @@ class LeasedTurns:
 
     lease_ttl: float
     lease_wait: float
+
+    async def _claim_lease_and_append(
+        self, session: Session, owner: str, ttl: float, event: Event
+    ) -> bool:
+        """Claims the lease only (False: the caller appends ``event``). A store that can
+        append the turn's first event in the claim's transaction overrides this."""
+        store: LeaseStore = self  # type: ignore[assignment]
+        await store._claim_lease(session, owner, ttl)
+        return False
 
     def _set_lease_policy(self, lease_ttl: float, lease_wait: float) -> None:
         """Sets ``lease_ttl`` and ``lease_wait`` (constructor arguments)."""
@@ -247,11 +261,10 @@ class _LeasedTurn:
     async def _claim(self, first_event: Event | None) -> bool:
         """Claims the lease; True when ``first_event`` was appended with the claim."""
         store = self._store
-        if first_event is not None and hasattr(store, "_claim_lease_and_append"):
-            appended: bool = await store._claim_lease_and_append(
+        if first_event is not None:
+            return await store._claim_lease_and_append(
                 self._session, self._owner, self._ttl, first_event
             )
-            return appended
         await store._claim_lease(self._session, self._owner, self._ttl)
         return False
 
