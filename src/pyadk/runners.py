@@ -121,14 +121,14 @@ class Runner:
                 raise ValueError("new_message has no parts: send at least one text or data part.")
         # The user's event goes in with the lease claim (one store round trip less) when
         # nothing may change it first: plugins, input blobs saved as artifacts.
-        first_event: Event | None = None
-        if (
-            (message is not None or state_delta)
+        has_user_event = message is not None or bool(state_delta)
+        with_claim = (
+            has_user_event
             and plugins is None
             and not config.save_input_blobs_as_artifacts
             and isinstance(self.session_service, LeasedTurns)
-        ):
-            first_event = _user_event(invocation_id, message, state_delta)
+        )
+        first_event = _user_event(invocation_id, message, state_delta) if with_claim else None
         async with AsyncExitStack() as turn:
             session = await self._start_turn(turn, user_id, session_id, invocation_id, first_event)
             ctx = InvocationContext(
@@ -143,10 +143,10 @@ class Runner:
                 run_config=config,
             )
             if message is not None:
-                if first_event is None:
+                if not with_claim:
                     message = await self._on_user_message(ctx, message)
                 ctx.user_content = message
-            if first_event is None and (message is not None or state_delta):
+            if has_user_event and not with_claim:
                 await self.session_service.append_event(
                     session, _user_event(invocation_id, message, state_delta)
                 )
