@@ -251,3 +251,26 @@ def test_field_of_reads_one_field_without_decoding_the_event():
 def test_decoding_as_the_wrong_class_is_refused():
     with pytest.raises(TypeError, match="not a Event"):
         decode(encode(types.Content(role="user")), Event)
+
+
+def test_a_plain_field_holding_a_value_its_annotation_does_not_admit_still_round_trips():
+    # Event fields are not validated on assignment: a ``str | None`` field may be given
+    # anything. marshal refuses such values, and the event is encoded value by value.
+    event = Event(author="a", content=types.ModelContent("hi"))
+    event.branch = Point(1, [2])  # type: ignore[assignment]
+    event.error_code = Priority.HIGH  # type: ignore[assignment]
+    event.content.parts[0].text = Ticket(title="t")  # type: ignore[assignment]
+    decoded = roundtrip(event)
+    assert decoded.branch == Point(1, [2]) and decoded.branch is not event.branch
+    assert decoded.error_code is Priority.HIGH
+    assert type(decoded.content.parts[0].text) is Ticket
+    assert field_of(encode(event), Event, "branch") == Point(1, [2])
+
+
+def test_a_plain_field_holding_a_tuple_or_containers_comes_back_as_it_was():
+    event = Event(author="a", long_running_tool_ids={"c-1", "c-2"})
+    event.model_version = ("m", 1)  # type: ignore[assignment]
+    decoded = roundtrip(event)
+    assert decoded.model_version == ("m", 1)
+    assert decoded.long_running_tool_ids == {"c-1", "c-2"}
+    assert decoded.long_running_tool_ids is not event.long_running_tool_ids

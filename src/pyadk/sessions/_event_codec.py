@@ -6,10 +6,12 @@ its actions, content, parts, ...), each with a ``__dict__`` of every field and a
 ``bytes`` string of ``marshal`` data (200-300 bytes for such a message), and
 :func:`decode` builds an equal tree again:
 
-- a model becomes ``(header, present, value of each field that is not None, in order)``;
-  the header holds the class id and which fields are set, ``present`` which fields have
-  a value, so the decoded model has the same class (``UserContent`` stays
-  ``UserContent``), the same values and the same ``model_fields_set``;
+- a model becomes ``(header, value of each field, in order)``; the header holds the
+  class id and which fields are set, so the decoded model has the same class
+  (``UserContent`` stays ``UserContent``), the same values and the same
+  ``model_fields_set``. A field whose annotation admits only plain values (``str | None``,
+  ``set[str]``, ...) is handed to ``marshal`` as it is; if one holds something else,
+  ``marshal`` refuses it and the event is encoded again looking at every value;
 - ``str``, ``int``, ``float`` (bit for bit), ``bool``, ``None``, ``bytes``, lists, dicts
   with such keys, and sets and frozensets of such values are kept as they are; tuples
   and enum members are tagged with a class id;
@@ -19,8 +21,9 @@ its actions, content, parts, ...), each with a ``__dict__`` of every field and a
 
 Class ids index a table of this process: the encoding is for memory, not for disk.
 Neither function validates: the values are the framework's own, already validated.
-Each model class gets its own encoding function, generated on first use, that reads
-the fields by name in straight-line code (this runs for every event a turn stores).
+Each model class gets its own encoding and decoding functions, generated on first use,
+that read the fields by name in straight-line code (this runs for every event a turn
+stores).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ import enum
 import marshal
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from types import UnionType
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -56,19 +60,24 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-class _Model:
-    """What the codec knows of a model class: its fields, in order, and its encoder."""
+class _Layout:
+    """How one model class is encoded: its fields in order, which of them are taken as
+    they are (``raw``), and the generated functions that encode and decode it."""
 
-    __slots__ = ("bits", "cls", "encode", "names", "plain", "sets")
+    __slots__ = ("bits", "cls", "decode", "encode", "names", "plain", "raw", "sets", "strict")
 
-    def __init__(self, cls: type[BaseModel], cid: int) -> None:
+    def __init__(self, cls: type[BaseModel], cid: int, kinds: tuple[str, ...]) -> None:
         self.cls = cls
         self.names = tuple(cls.model_fields)
+        self.raw = raw = tuple(kind == _RAW for kind in kinds)
         self.bits = {name: 1 << (i + _CLASS_BITS) for i, name in enumerate(self.names)}
         self.plain = not cls.__private_attributes__ and cls.model_config.get("extra") != "allow"
         """Nothing but fields: no private attributes, no extra fields."""
         self.sets: dict[int, frozenset[str]] = {}
-        self.encode = _model_encoder(cid, self.names, self.bits)
+        self.strict = cid
+        """The class id of the layout that takes no field as it is (this one, or the next)."""
+        self.encode = _model_encoder(cid, self.names, self.bits, kinds)
+        self.decode = _model_decoder(self.names, raw)
 
     def fields_set(self, header: int) -> set[str]:
         """The names of the fields whose bits ``header`` has."""
@@ -81,39 +90,110 @@ class _Model:
         return set(names)
 
 
-_ModelEncoder = Callable[[dict[str, Any], Iterable[str], Callable[[Any], Any]], tuple[Any, ...]]
-"""``(model.__dict__, model fields set, encode a non-leaf value) -> encoded model``;
+_RAW, _MODEL, _MODELS, _ANY = "raw", "model", "models", "any"
+"""Field kinds: plain values only (taken as they are), a model or None, a list of models
+or None, anything else."""
+
+
+def _field_kind(annotation: Any) -> str:
+    """What a field so annotated holds, as far as the encoder cares."""
+    if _holds_leaves(annotation):
+        return _RAW
+    if get_origin(annotation) in (Union, UnionType):
+        others = [arg for arg in get_args(annotation) if arg is not type(None)]
+        if len(others) == 1:
+            annotation = others[0]
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _MODEL
+    if get_origin(annotation) is list:
+        (item,) = get_args(annotation) or (Any,)
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            return _MODELS
+    return _ANY
+
+
+def _holds_leaves(annotation: Any) -> bool:
+    """Whether every value of a field so annotated is one ``marshal`` copies exactly and
+    the decoder keeps as it is: leaves, and lists, sets, tuples and dicts of leaves."""
+    if annotation in _LEAVES:
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return all(type(arg) in _LEAVES for arg in args)
+    if origin is Annotated:
+        return _holds_leaves(args[0])
+    if origin in (Union, UnionType, list, set, frozenset, tuple, dict) and args:
+        return all(arg is Ellipsis or _holds_leaves(arg) for arg in args)
+    return False
+
+
+_ModelEncoder = Callable[
+    [dict[str, Any], Iterable[str], Callable[[Any], Any], Callable[[Any], Any]], tuple[Any, ...]
+]
+"""``(model.__dict__, model fields set, encode a non-leaf value, encode a model) ->
+encoded model``;
 raises KeyError for a field missing from the dict or an unknown name in the set."""
 
+_ModelDecoder = Callable[[tuple[Any, ...], Callable[[Any], Any]], dict[str, Any]]
+"""``(encoded model, decode a non-leaf value) -> the new model's __dict__``."""
 
-def _model_encoder(cid: int, names: tuple[str, ...], bits: dict[str, int]) -> _ModelEncoder:
-    """The encoding function of one model class: straight-line code over its fields."""
-    lines = [
-        "def encode(values, fields_set, value):",
-        f"    out = [{cid} + sum(map(bit, fields_set)), 0]",
-        "    present = 0",
-    ]
-    for i, name in enumerate(names):
-        lines += [
-            f"    v = values[{name!r}]",
-            "    if v is not None:",
-            f"        present |= {1 << i}",
-            "        t = type(v)",
-            "        out.append(v if t in leaves or (t in containers and not v) else value(v))",
-        ]
-    lines += ["    out[1] = present", "    return tuple(out)"]
-    namespace: dict[str, Any] = {
-        "bit": bits.__getitem__,
-        "leaves": _LEAVES,
-        "containers": _EMPTY_AS_IS,
-    }
-    exec("\n".join(lines), namespace)  # the code holds only field names, as literals
-    encoder: _ModelEncoder = namespace["encode"]
+
+def _generated(source: list[str], name: str, **names: Any) -> Any:
+    namespace: dict[str, Any] = {"leaves": _LEAVES, **names}
+    exec("\n".join(source), namespace)  # the code holds only field names, as literals
+    return namespace[name]
+
+
+def _converted(get: str) -> str:
+    """Code for the value ``get`` reads, passed to ``value()`` unless it is a leaf."""
+    return f"(v if type(v := {get}) in leaves else value(v))"
+
+
+def _converted_out(get: str) -> str:
+    """:func:`_converted` when encoding: an empty dict or list is also taken as it is."""
+    return f"(v if (t := type(v := {get})) in leaves or (t in empties and not v) else value(v))"
+
+
+_FIELD_CODE = {
+    _RAW: "{get}",
+    _MODEL: "(v if (v := {get}) is None else model(v))",
+    _MODELS: "(v if (v := {get}) is None else [*map(model, v)] if type(v) is list else value(v))",
+}
+
+
+def _model_encoder(
+    cid: int, names: tuple[str, ...], bits: dict[str, int], kinds: tuple[str, ...]
+) -> _ModelEncoder:
+    """The encoding function of one layout: one tuple, a field per item, in order.
+
+    A raw field's value goes in as it is (``marshal`` copies it, or refuses it with a
+    ValueError); a model field's value goes to ``model()``; any other field's value is
+    encoded unless it is a leaf."""
+    items = [f"{cid} + sum(map(bit, fields_set))"]
+    for name, kind in zip(names, kinds, strict=True):
+        get = f"d[{name!r}]"
+        code = _FIELD_CODE[kind].format(get=get) if kind in _FIELD_CODE else _converted_out(get)
+        items.append(code)
+    source = ["def encode(d, fields_set, value, model):", f"    return ({', '.join(items)},)"]
+    encoder: _ModelEncoder = _generated(
+        source, "encode", bit=bits.__getitem__, empties=_EMPTY_AS_IS
+    )
     return encoder
 
 
+def _model_decoder(names: tuple[str, ...], raw: tuple[bool, ...]) -> _ModelDecoder:
+    """The decoding function of one layout: the model's ``__dict__`` in one dict display."""
+    items = []
+    for i, (name, as_is) in enumerate(zip(names, raw, strict=True), start=1):
+        get = f"e[{i}]"
+        items.append(f"{name!r}: {get if as_is else _converted(get)}")
+    source = ["def decode(e, value):", f"    return {{{', '.join(items)}}}"]
+    decoder: _ModelDecoder = _generated(source, "decode")
+    return decoder
+
+
 _classes: list[Any] = [tuple, None]
-"""Class id -> ``_Model`` for a model class, the class itself for an enum."""
+"""Class id -> a ``_Layout`` for a model class, the class itself for an enum."""
 _ids: dict[type, int] = {}
 _register_lock = threading.Lock()
 
@@ -129,7 +209,19 @@ def _class_id(cls: type) -> int | None:
             if len(_classes) == _MAX_CLASSES:
                 return None
             cid = len(_classes)
-            _classes.append(_Model(cls, cid) if issubclass(cls, BaseModel) else cls)
+            if not issubclass(cls, BaseModel):
+                _classes.append(cls)
+            else:
+                kinds = tuple(_field_kind(f.annotation) for f in cls.model_fields.values())
+                layout = _Layout(cls, cid, kinds)
+                _classes.append(layout)
+                if _RAW in kinds:
+                    if len(_classes) == _MAX_CLASSES:
+                        del _classes[cid:]
+                        return None
+                    layout.strict = cid + 1
+                    strict = tuple(_ANY if kind == _RAW else kind for kind in kinds)
+                    _classes.append(_Layout(cls, cid + 1, strict))
             _ids[cls] = cid
     return cid
 
@@ -152,26 +244,35 @@ class _Encoder:
     """Turns a model into nested tuples, lists, dicts and leaves for ``marshal``.
 
     The result may share containers of leaves with the model: ``marshal`` only reads
-    them, and the bytes it writes share nothing."""
+    them, and the bytes it writes share nothing. A ``strict`` encoder takes no field as
+    it is: for models whose fields hold values their annotations do not admit."""
 
-    __slots__ = ("aside",)
+    __slots__ = ("aside", "strict")
 
-    def __init__(self) -> None:
+    def __init__(self, strict: bool = False) -> None:
         self.aside: list[Any] = []
+        self.strict = strict
 
     def model(self, model: BaseModel) -> Any:
+        """Encodes a model (anything else goes to :meth:`value`)."""
         cls = type(model)
         cid = _ids.get(cls)
         if cid is None:
+            if not isinstance(model, BaseModel):
+                return self.value(model)
             cid = _class_id(cls)
             if cid is None:
                 return self.keep(copy_model(model))
-        info: _Model = _classes[cid]
+        layout = _classes[cid]
+        if type(layout) is not _Layout:  # an enum member
+            return self.value(model)
+        if self.strict:
+            layout = _classes[layout.strict]
         values = model.__dict__
-        if not info.plain or len(values) != len(info.names):
+        if not layout.plain or len(values) != len(layout.names):
             return self.keep(copy_model(model))
         try:
-            return info.encode(values, model.__pydantic_fields_set__, self.value)
+            return layout.encode(values, model.__pydantic_fields_set__, self.value, self.model)
         except KeyError:  # a field missing from __dict__, or an unknown name in fields set
             return self.keep(copy_model(model))
 
@@ -183,25 +284,30 @@ class _Encoder:
         if kind is dict:
             if not value:
                 return value  # marshal only reads it
-            for key in value:
-                if type(key) not in leaves:
+            out = {}
+            for k, v in value.items():
+                if type(k) not in leaves:
                     return self.keep(copy_value(value))
-            encode = self.value
-            return {k: v if type(v) in leaves else encode(v) for k, v in value.items()}
+                out[k] = v if type(v) in leaves else self.value(v)
+            return out
         if kind is list:
             encode = self.value
             return [v if type(v) in leaves else encode(v) for v in value]
-        if isinstance(value, BaseModel):
-            return self.model(value)
+        cid = _ids.get(kind)  # a model or enum class seen before
+        if cid is None:
+            if isinstance(value, BaseModel):
+                return self.model(value)
+            if isinstance(value, enum.Enum):
+                cid = _class_id(kind)
+        if cid is not None:
+            if type(_classes[cid]) is _Layout:
+                return self.model(value)
+            member = value._value_  # not .value: a descriptor call
+            return (cid, member if type(member) in leaves else self.value(member))
         if kind is tuple:
             encode = self.value
             return (_TUPLE, *[encode(v) for v in value])
-        if isinstance(value, enum.Enum):
-            cid = _ids.get(kind) or _class_id(kind)
-            if cid is not None:
-                member = value.value
-                return (cid, member if type(member) in leaves else self.value(member))
-        elif kind in _SETS and all(type(v) in leaves for v in value):
+        if kind in _SETS and all(type(v) in leaves for v in value):
             return value
         return self.keep(copy_value(value))
 
@@ -214,7 +320,11 @@ class _Encoder:
 def encode(model: BaseModel) -> Encoded:
     """``model`` (an event) in compact form; shares nothing mutable with it."""
     encoder = _Encoder()
-    data = marshal.dumps(encoder.model(model))
+    try:
+        data = marshal.dumps(encoder.model(model))
+    except ValueError:  # a field typed for plain values holds something marshal refuses
+        encoder = _Encoder(strict=True)
+        data = marshal.dumps(encoder.model(model))
     return Aside(data, tuple(encoder.aside)) if encoder.aside else data
 
 
@@ -239,15 +349,12 @@ def field_of(encoded: Encoded, cls: type[BaseModel], name: str) -> Any:
     cid = root[0] & _CLASS_MASK
     if cid == _ASIDE:
         return getattr(aside[root[1]], name)
-    info = _classes[cid]
-    if type(info) is not _Model or not issubclass(info.cls, cls):
+    layout = _classes[cid]
+    if type(layout) is not _Layout or not issubclass(layout.cls, cls):
         raise TypeError(f"Not an encoded {cls.__name__}.")
-    index = info.names.index(name)
-    present = root[1]
-    if not present >> index & 1:
-        return None
-    position = 2 + (present & ((1 << index) - 1)).bit_count()
-    return _Decoder(aside).value(root[position])
+    index = layout.names.index(name)
+    value = root[1 + index]
+    return value if layout.raw[index] else _Decoder(aside).value(value)
 
 
 class _Decoder:
@@ -265,10 +372,15 @@ class _Decoder:
                 return tuple([self.value(v) for v in value[1:]])
             if cid == _ASIDE:
                 return copy_value(self.aside[value[1]])
-            info = _classes[cid]
-            if type(info) is not _Model:
-                return info(self.value(value[1]))  # an enum member
-            return self.model(info, header, value)
+            layout = _classes[cid]
+            if type(layout) is not _Layout:
+                return layout(self.value(value[1]))  # an enum member
+            new = _new(layout.cls)
+            _set(new, "__dict__", layout.decode(value, self.value))
+            _set(new, "__pydantic_fields_set__", layout.fields_set(header))
+            _set(new, "__pydantic_extra__", None)
+            _set(new, "__pydantic_private__", None)
+            return new
         if kind is list:
             decode = self.value
             return [decode(v) for v in value]
@@ -276,22 +388,3 @@ class _Decoder:
             decode = self.value
             return {k: decode(v) for k, v in value.items()}
         return value  # a leaf, or a set of leaves: marshal made a new one
-
-    def model(self, info: _Model, header: int, value: tuple[Any, ...]) -> BaseModel:
-        decode = self.value
-        leaves = _LEAVES
-        present = value[1]
-        given = iter(value[2:])
-        data: dict[str, Any] = {}
-        for i, name in enumerate(info.names):
-            if present >> i & 1:
-                v = next(given)
-                data[name] = v if type(v) in leaves else decode(v)
-            else:
-                data[name] = None
-        new = _new(info.cls)
-        _set(new, "__dict__", data)
-        _set(new, "__pydantic_fields_set__", info.fields_set(header))
-        _set(new, "__pydantic_extra__", None)
-        _set(new, "__pydantic_private__", None)
-        return new
