@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from pathlib import Path
 from typing import ClassVar
 
@@ -154,11 +155,15 @@ class LocalLlm(BaseLlm):
         answered = latest_calls(llm_request.contents)
         for retry in (False, True):
             completion: Completion | None = None
-            async for item in self._complete(runtime, prompt, plan, sampling, stream, version):
-                if isinstance(item, Completion):
-                    completion = item
-                else:
-                    yield item
+            # aclosing: a caller that stops reading stops the generation now, not when
+            # the inner generator is finalized later.
+            items = self._complete(runtime, prompt, plan, sampling, stream, version)
+            async with aclosing(items):
+                async for item in items:
+                    if isinstance(item, Completion):
+                        completion = item
+                    else:
+                        yield item
             assert completion is not None
             response = final_response(completion, plan, version)
             if retry or plan.forced or not _repeats_a_call(response, answered):
