@@ -24,6 +24,7 @@ from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_llm_call
+from pyadk.tools.base_tool import BaseTool
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
@@ -149,13 +150,16 @@ class BaseLlmFlow:
 
     async def _process_tools(self, ctx: InvocationContext, llm_request: LlmRequest) -> None:
         agent = ctx.agent
-        if not isinstance(agent, LlmAgent):
+        if not isinstance(agent, LlmAgent) or not agent.tools:
             return
-        tools = await agent.canonical_tools(ReadonlyContext(ctx))
-        if tools:
-            tool_context = ToolContext(ctx)
-            for tool in tools:
-                await tool.process_llm_request(tool_context=tool_context, llm_request=llm_request)
+        tool_context: ToolContext | None = None
+        for tool in await agent.canonical_tools(ReadonlyContext(ctx)):
+            if type(tool).process_llm_request is BaseTool.process_llm_request:
+                llm_request.append_tools([tool])  # what it would do, without a context
+                continue
+            if tool_context is None:
+                tool_context = ToolContext(ctx)
+            await tool.process_llm_request(tool_context=tool_context, llm_request=llm_request)
 
     async def _call_llm_async(
         self, ctx: InvocationContext, llm_request: LlmRequest, response_event: Event

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyadk import types
-from pyadk.utils.fast_models import set_field
+from pyadk.utils.fast_models import construct, set_field
 
 if TYPE_CHECKING:
     from pyadk.tools.base_tool import BaseTool
@@ -54,20 +54,21 @@ class LlmRequest(BaseModel):
             self.tools_dict[tool.name] = tool
         if not declarations:
             return
-        self.function_tool().function_declarations = [
-            *(self.function_tool().function_declarations or []),
-            *declarations,
-        ]
+        tool = self.function_tool()
+        declared = tool.function_declarations or []
+        set_field(tool, "function_declarations", [*declared, *declarations])
 
     def function_tool(self) -> types.Tool:
         """The request's function-declaration Tool, created on first use."""
-        if self.config.tools is None:
-            self.config.tools = []
-        for tool in self.config.tools:
+        tools = self.config.tools
+        if tools is None:
+            tools = []
+            set_field(self.config, "tools", tools)
+        for tool in tools:
             if tool.function_declarations is not None:
                 return tool
-        tool = types.Tool(function_declarations=[])
-        self.config.tools.append(tool)
+        tool = construct(types.Tool, function_declarations=[])
+        tools.append(tool)
         return tool
 
     def set_output_schema(self, schema: type[BaseModel] | types.Schema | dict[str, Any]) -> None:

@@ -1,0 +1,249 @@
+"""Class ids and generated code for :mod:`pyadk.sessions._event_codec`.
+
+Each model class the codec meets gets a class id (an index into :data:`classes`) and a
+:class:`Layout`: its fields in order, what kind of value each holds, and two functions
+generated for it once, in straight-line code:
+
+- ``encode(model, value, model_encoder)`` -> ``(header, value of each field, in order)``.
+  A field whose annotation admits only plain values (``str | None``, ``set[str]``, ...)
+  is taken as it is; a field annotated with a plain model class (or a list of them)
+  calls that class's own ``encode`` when the value is exactly of that class;
+  anything else goes through ``value()`` unless it is a leaf. It raises KeyError when
+  the model's ``__dict__`` does not hold exactly its fields, or its fields set holds an
+  unknown name.
+- ``decode(encoded, value)`` -> the new model's ``__dict__``.
+
+A class whose layout takes fields as they are also gets a *strict* layout (the next
+class id) that takes nothing as it is: for models whose fields hold values their
+annotations do not admit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+LEAVES = frozenset({str, int, float, bool, bytes, type(None)})
+EMPTY_AS_IS = frozenset({dict, list})
+"""Containers that, when empty, are encoded as they are (marshal only reads them)."""
+
+CLASS_BITS = 10
+"""A header is ``class id | fields-set bits << CLASS_BITS``: one int, 5 bytes."""
+MAX_CLASSES = 1 << CLASS_BITS
+CLASS_MASK = MAX_CLASSES - 1
+
+TUPLE = 0
+"""Class id of a plain tuple: ``(0, *items)``."""
+ASIDE = 1
+"""Class id of a value kept aside: ``(1, index)``."""
+
+_RAW, _MODEL, _MODELS, _ANY = "raw", "model", "models", "any"
+"""Field kinds: plain values only (taken as they are), a model or None, a list of models
+or None, anything else."""
+
+Convert = Callable[[Any], Any]
+ModelEncoder = Callable[[Any, Convert, Convert], tuple[Any, ...]]
+ModelDecoder = Callable[[tuple[Any, ...], Convert], dict[str, Any]]
+
+
+class Layout:
+    """How one model class is encoded (see the module docstring)."""
+
+    __slots__ = ("bits", "cls", "decode", "encode", "names", "plain", "raw", "sets", "strict")
+
+    encode: ModelEncoder
+    decode: ModelDecoder
+
+    def __init__(self, cls: type[BaseModel], cid: int, kinds: tuple[str, ...]) -> None:
+        self.cls = cls
+        self.names = tuple(cls.model_fields)
+        self.raw = tuple(kind == _RAW for kind in kinds)
+        self.bits = {name: 1 << (i + CLASS_BITS) for i, name in enumerate(self.names)}
+        self.plain = _is_plain(cls)
+        """Nothing but fields: no private attributes, no extra fields."""
+        self.sets: dict[int, frozenset[str]] = {}
+        self.strict = cid
+        """The class id of the layout that takes no field as it is (this one, or the next)."""
+
+    def fields_set(self, header: int) -> set[str]:
+        """The names of the fields whose bits ``header`` has."""
+        names = self.sets.get(header)
+        if names is None:
+            mask = header >> CLASS_BITS
+            names = frozenset(n for i, n in enumerate(self.names) if mask >> i & 1)
+            if len(self.sets) < 1024:
+                self.sets[header] = names
+        return set(names)
+
+
+def _is_plain(cls: type[BaseModel]) -> bool:
+    return not cls.__private_attributes__ and cls.model_config.get("extra") != "allow"
+
+
+classes: list[Any] = [tuple, None]
+"""Class id -> a :class:`Layout` for a model class, the class itself for an enum."""
+ids: dict[type, int] = {}
+"""Class -> class id, for classes whose registration is complete."""
+_pending: dict[type, int] = {}
+"""Classes being registered (their code may refer to them: recursive models)."""
+_register_lock = threading.RLock()
+
+
+def class_id(cls: type) -> int | None:
+    """The class's id (registered on first use); None once the table is full."""
+    cid = ids.get(cls)
+    if cid is not None:
+        return cid
+    with _register_lock:
+        cid = ids.get(cls) or _pending.get(cls)
+        if cid is not None:
+            return cid
+        if len(classes) + 2 > MAX_CLASSES:
+            return None
+        cid = len(classes)
+        if not issubclass(cls, BaseModel):
+            classes.append(cls)
+            ids[cls] = cid
+            return cid
+        kinds = tuple(_field_kind(f.annotation) for f in cls.model_fields.values())
+        layout = Layout(cls, cid, kinds)
+        classes.append(layout)
+        layouts = [(layout, kinds)]
+        if _RAW in kinds:
+            layout.strict = cid + 1
+            strict_kinds = tuple(_ANY if kind == _RAW else kind for kind in kinds)
+            strict = Layout(cls, cid + 1, strict_kinds)
+            classes.append(strict)
+            layouts.append((strict, strict_kinds))
+        _pending[cls] = cid
+        try:
+            for each, each_kinds in layouts:
+                own = cid if each is layout else cid + 1
+                each.encode = _model_encoder(each, own, each_kinds, inline=each is layout)
+                each.decode = _model_decoder(each.names, each.raw)
+        finally:
+            del _pending[cls]
+        ids[cls] = cid
+    return cid
+
+
+def _field_kind(annotation: Any) -> str:
+    """What a field so annotated holds, as far as the encoder cares."""
+    if _holds_leaves(annotation):
+        return _RAW
+    if _model_class(annotation) is not None:
+        return _MODEL
+    if _model_class(annotation, in_list=True) is not None:
+        return _MODELS
+    return _ANY
+
+
+def _model_class(annotation: Any, in_list: bool = False) -> type[BaseModel] | None:
+    """The model class of a ``Model | None`` (or ``list[Model] | None``) annotation."""
+    if get_origin(annotation) in (Union, UnionType):
+        others = [arg for arg in get_args(annotation) if arg is not type(None)]
+        if len(others) != 1:
+            return None
+        annotation = others[0]
+    if in_list:
+        if get_origin(annotation) is not list or len(get_args(annotation)) != 1:
+            return None
+        (annotation,) = get_args(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return None
+
+
+def _holds_leaves(annotation: Any) -> bool:
+    """Whether every value of a field so annotated is one ``marshal`` copies exactly and
+    the decoder keeps as it is: leaves, and lists, sets, tuples and dicts of leaves."""
+    if annotation in LEAVES:
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return all(type(arg) in LEAVES for arg in args)
+    if origin is Annotated:
+        return _holds_leaves(args[0])
+    if origin in (Union, UnionType, list, set, frozenset, tuple, dict) and args:
+        return all(arg is Ellipsis or _holds_leaves(arg) for arg in args)
+    return False
+
+
+def _generated(source: list[str], name: str, namespace: dict[str, Any]) -> Any:
+    namespace["leaves"] = LEAVES
+    exec("\n".join(source), namespace)  # the code holds only field names, as literals
+    return namespace[name]
+
+
+def _converted(get: str) -> str:
+    """Code for the value ``get`` reads, passed to ``value()`` unless it is a leaf."""
+    return f"(v if type(v := {get}) in leaves else value(v))"
+
+
+def _nested_encoder(cls: type[BaseModel] | None, namespace: dict[str, Any]) -> str | None:
+    """The name under which ``namespace`` holds the layout of ``cls``, when its values can
+    go straight to its ``encode`` (a plain model class with a class id)."""
+    if cls is None or not _is_plain(cls):
+        return None
+    cid = class_id(cls)
+    if cid is None:
+        return None
+    namespace[f"C{cid}"] = cls
+    namespace[f"L{cid}"] = classes[cid]
+    return str(cid)
+
+
+def _model_encoder(layout: Layout, cid: int, kinds: tuple[str, ...], inline: bool) -> ModelEncoder:
+    """The encoding function of ``layout`` (class id ``cid``); ``inline``: values of
+    nested model fields go straight to their classes' own encoders."""
+    namespace: dict[str, Any] = {"bit": layout.bits.__getitem__, "empties": EMPTY_AS_IS}
+    items = [f"{cid} + sum(map(bit, m.__pydantic_fields_set__))"]
+    for name, kind in zip(layout.names, kinds, strict=True):
+        get = f"d[{name!r}]"
+        annotation = layout.cls.model_fields[name].annotation
+        if kind == _RAW:
+            items.append(get)
+        elif kind == _MODEL:
+            n = _nested_encoder(_model_class(annotation), namespace) if inline else None
+            direct = f"L{n}.encode(v, value, model) if type(v) is C{n} else " if n else ""
+            items.append(f"(v if (v := {get}) is None else {direct}model(v))")
+        elif kind == _MODELS:
+            n = _nested_encoder(_model_class(annotation, True), namespace) if inline else None
+            each = (
+                f"L{n}.encode(p, value, model) if type(p) is C{n} else model(p)"
+                if n
+                else "model(p)"
+            )
+            items.append(
+                f"(v if (v := {get}) is None else [{each} for p in v] "
+                "if type(v) is list else value(v))"
+            )
+        else:  # an empty dict or list is taken as it is
+            items.append(
+                f"(v if (t := type(v := {get})) in leaves or (t in empties and not v) "
+                "else value(v))"
+            )
+    source = [
+        "def encode(m, value, model):",
+        "    d = m.__dict__",
+        f"    if len(d) != {len(layout.names)}:",
+        "        raise KeyError('fields')",
+        f"    return ({', '.join(items)},)",
+    ]
+    encoder: ModelEncoder = _generated(source, "encode", namespace)
+    return encoder
+
+
+def _model_decoder(names: tuple[str, ...], raw: tuple[bool, ...]) -> ModelDecoder:
+    """The decoding function of one layout: the model's ``__dict__`` in one dict display."""
+    items = []
+    for i, (name, as_is) in enumerate(zip(names, raw, strict=True), start=1):
+        get = f"e[{i}]"
+        items.append(f"{name!r}: {get if as_is else _converted(get)}")
+    source = ["def decode(e, value):", f"    return {{{', '.join(items)}}}"]
+    decoder: ModelDecoder = _generated(source, "decode", {})
+    return decoder
