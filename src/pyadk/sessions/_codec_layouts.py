@@ -88,6 +88,8 @@ classes: list[Any] = [tuple, None]
 """Class id -> a :class:`Layout` for a model class, the class itself for an enum."""
 ids: dict[type, int] = {}
 """Class -> class id, for classes whose registration is complete."""
+direct: dict[type, ModelEncoder] = {}
+"""Plain model class -> its (non-strict) encoder: what nested model fields call."""
 _pending: dict[type, int] = {}
 """Classes being registered (their code may refer to them: recursive models)."""
 _register_lock = threading.RLock()
@@ -127,6 +129,8 @@ def class_id(cls: type) -> int | None:
                 each.decode = _model_decoder(each.names, each.raw)
         finally:
             del _pending[cls]
+        if layout.plain:
+            direct[cls] = layout.encode
         ids[cls] = cid
     return cid
 
@@ -184,40 +188,30 @@ def _converted(get: str) -> str:
     return f"(v if type(v := {get}) in leaves else value(v))"
 
 
-def _nested_encoder(cls: type[BaseModel] | None, namespace: dict[str, Any]) -> str | None:
-    """The name under which ``namespace`` holds the layout of ``cls``, when its values can
-    go straight to its ``encode`` (a plain model class with a class id)."""
-    if cls is None or not _is_plain(cls):
-        return None
-    cid = class_id(cls)
-    if cid is None:
-        return None
-    namespace[f"C{cid}"] = cls
-    namespace[f"L{cid}"] = classes[cid]
-    return str(cid)
+def _via_model(value: Any, _: Convert, model: Convert) -> Any:
+    return model(value)
 
 
 def _model_encoder(layout: Layout, cid: int, kinds: tuple[str, ...], inline: bool) -> ModelEncoder:
     """The encoding function of ``layout`` (class id ``cid``); ``inline``: values of
     nested model fields go straight to their classes' own encoders."""
-    namespace: dict[str, Any] = {"bit": layout.bits.__getitem__, "empties": EMPTY_AS_IS}
+    namespace: dict[str, Any] = {
+        "bit": layout.bits.__getitem__,
+        "empties": EMPTY_AS_IS,
+        "encoder_of": direct.get,
+        "via_model": _via_model,
+    }
+    # A nested model goes to its own class's encoder when it has one (not when strict).
+    call = "(encoder_of(type({0})) or via_model)({0}, value, model)" if inline else "model({0})"
     items = [f"{cid} + sum(map(bit, m.__pydantic_fields_set__))"]
     for name, kind in zip(layout.names, kinds, strict=True):
         get = f"d[{name!r}]"
-        annotation = layout.cls.model_fields[name].annotation
         if kind == _RAW:
             items.append(get)
         elif kind == _MODEL:
-            n = _nested_encoder(_model_class(annotation), namespace) if inline else None
-            direct = f"L{n}.encode(v, value, model) if type(v) is C{n} else " if n else ""
-            items.append(f"(v if (v := {get}) is None else {direct}model(v))")
+            items.append(f"(v if (v := {get}) is None else {call.format('v')})")
         elif kind == _MODELS:
-            n = _nested_encoder(_model_class(annotation, True), namespace) if inline else None
-            each = (
-                f"L{n}.encode(p, value, model) if type(p) is C{n} else model(p)"
-                if n
-                else "model(p)"
-            )
+            each = call.format("p")
             items.append(
                 f"(v if (v := {get}) is None else [{each} for p in v] "
                 "if type(v) is list else value(v))"
