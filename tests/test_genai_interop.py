@@ -121,7 +121,8 @@ async def test_genai_content_returned_by_before_agent_callback():
     assert type(events[0].content) is types.Content
     assert model.requests == []
     stored = await runner.session()
-    assert stored.events[-2].content.text == "skipped by callback"
+    assert stored.events[-1].content.text == "skipped by callback"
+    assert stored.events[-1].actions.agent_outcome.status == "skipped"
 
 
 async def test_genai_generate_content_config_on_llm_agent():

@@ -164,7 +164,9 @@ async def test_plugin_before_agent_content_skips_the_agent() -> None:
     assert simplify_events(events) == [("root", "Down for maintenance.")]
     assert model.call_count == 0
     assert "agent.before_agent" not in log
-    assert (await runner.session()).events[-2].content.text == "Down for maintenance."
+    stored = (await runner.session()).events[-1]
+    assert stored.content.text == "Down for maintenance."
+    assert stored.actions.agent_outcome.status == "skipped"
 
 
 async def test_on_event_callback_replaces_the_yielded_and_stored_event() -> None:

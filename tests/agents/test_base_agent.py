@@ -76,14 +76,18 @@ async def test_before_callback_content_skips_agent():
     events = await runner.run("hi")
 
     assert model.call_count == 0
-    assert len(events) == 2
-    assert events[1].is_outcome_event()
-    assert events[1].actions.agent_outcome.status == "skipped"
-    assert not events[1].is_final_response()
-    assert events[0].author == "guarded"
-    assert events[0].content.role == "model"
-    assert events[0].content.text == "blocked"
-    assert events[0].is_final_response()
+    # One event, as in google-adk: the callback's answer, which also carries the outcome.
+    assert len(events) == 1
+    (event,) = events
+    assert event.author == "guarded"
+    assert event.content.role == "model"
+    assert event.content.text == "blocked"
+    assert event.is_final_response()
+    assert not event.is_outcome_event()  # it has content
+    assert event.actions.agent_outcome.status == "skipped"
+    assert event.actions.end_of_agent is True
+    state = await runner.state()
+    assert state["outcome:guarded"]["status"] == "skipped"
 
 
 async def test_before_callback_content_without_role_gets_model_role():

@@ -182,6 +182,37 @@ async def test_before_agent_callback_returning_content_marks_the_agent_skipped()
     assert (await runner.state())["outcome:a"]["status"] == "skipped"
 
 
+async def test_an_after_agent_callback_event_carries_the_outcome_of_a_failed_run():
+    def sign_off(callback_context):
+        return types.ModelContent(f"(ended: {callback_context.outcome.status.value})")
+
+    agent = _llm(
+        "a",
+        function_call("failing_tool"),
+        "It failed.",
+        tools=[failing_tool],
+        after_agent_callback=sign_off,
+    )
+    runner = TestRunner(agent)
+    events = await runner.run("go")
+    assert [e.author for e in events] == ["a", "a", "a", "a"]  # call, result, answer, sign-off
+    last = events[-1]
+    assert last.content.text == "(ended: failure)"
+    assert last.actions.agent_outcome.status == "failure"
+    assert last.actions.end_of_agent is True
+    assert _outcomes(events) == []  # no content-less outcome event besides it
+    assert (await runner.state())["outcome:a"]["status"] == "failure"
+
+
+async def test_an_after_agent_callback_event_of_a_successful_run_carries_nothing():
+    agent = _llm(
+        "a", "done", after_agent_callback=lambda callback_context: types.ModelContent("bye")
+    )
+    events = await TestRunner(agent).run("go")
+    assert simplify_events(events) == [("a", "done"), ("a", "bye")]
+    assert all(e.actions.agent_outcome is None for e in events)
+
+
 async def test_before_agent_callback_returning_none_is_not_a_skip():
     agent = _llm("a", "ran", before_agent_callback=lambda callback_context: None)
     events = await TestRunner(agent).run("go", run_config=ALL)

@@ -319,3 +319,27 @@ async def test_ids_sequence_and_json_round_trip() -> None:
         data = event.to_json_dict()
         assert data["v"] == 1 and data["runId"] == "r" and "run_id" not in data
         assert UI_EVENT_ADAPTER.validate_python(data) == event
+
+
+async def test_a_step_skipped_by_its_callback_shows_its_answer_then_its_outcome() -> None:
+    def closed(callback_context: Any) -> types.Content:
+        callback_context.state["checked"] = True
+        return types.ModelContent("Closed today.")
+
+    gate = LlmAgent(name="gate", model=ScriptedModel([]), before_agent_callback=closed)
+    after = LlmAgent(name="after", model=ScriptedModel(["Bye."]))
+    flow = SequentialAgent(name="flow", sub_agents=[gate, after])
+
+    ui = await convert(flow)
+
+    assert summary(ui) == [
+        ("agent_active", "gate", "start"),
+        ("content", "gate", "Closed today."),
+        ("final", "gate", "Closed today.", "answer"),
+        ("thinking", "gate", "state", "State updated: checked"),
+        ("thinking", "gate", "outcome", "gate: skipped: before_agent_callback returned content"),
+        ("agent_active", "after", "switch"),
+        ("content", "after", "Bye."),
+        ("final", "after", "Bye.", "answer"),
+        ("done", "completed"),
+    ]

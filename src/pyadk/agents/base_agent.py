@@ -21,7 +21,7 @@ from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_agent
 from pyadk.utils.callbacks import as_callback_list, has_listener, plugins_then_callbacks
 from pyadk.utils.event_streams import merge_event_streams
-from pyadk.utils.fast_models import construct
+from pyadk.utils.fast_models import construct, set_field
 
 logger = logging.getLogger(__name__)
 
@@ -133,7 +133,6 @@ class BaseAgent(BaseModel):
             event = await self._handle_before_agent_callback(ctx)
             if event is not None:
                 tracker.observe(event)
-                yield event
             if ctx.end_invocation:
                 skipped = event is not None and event.content is not None
                 outcome = (
@@ -141,10 +140,11 @@ class BaseAgent(BaseModel):
                     if skipped
                     else tracker.result()
                 )
-                outcome_event = self._outcome_event(ctx, outcome)
-                if outcome_event is not None:
-                    yield outcome_event
+                for last in self._with_outcome(ctx, event, outcome):
+                    yield last
                 return
+            if event is not None:
+                yield event
             events = self._run_with_timeout(ctx)
             try:
                 async for event in events:
@@ -159,20 +159,15 @@ class BaseAgent(BaseModel):
         except Exception as error:
             outcome = tracker.errored(error)
             after = await self._handle_after_agent_callback(ctx, outcome)
-            if after is not None:
-                yield after
-            outcome_event = self._outcome_event(ctx, outcome)
-            if outcome_event is not None:
-                yield outcome_event
+            for last in self._with_outcome(ctx, after, outcome):
+                yield last
             raise
         outcome = tracker.result()
+        after = None
         if not ctx.end_invocation:
             after = await self._handle_after_agent_callback(ctx, outcome)
-            if after is not None:
-                yield after
-        outcome_event = self._outcome_event(ctx, outcome)
-        if outcome_event is not None:
-            yield outcome_event
+        for last in self._with_outcome(ctx, after, outcome):
+            yield last
 
     def _run_with_timeout(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         if self.timeout is None:
@@ -186,17 +181,38 @@ class BaseAgent(BaseModel):
             ),
         )
 
+    def _with_outcome(
+        self, ctx: InvocationContext, last: Event | None, outcome: AgentOutcome
+    ) -> list[Event]:
+        """The run's last events: ``last`` (an event of the agent's own callbacks, or
+        None) carrying ``outcome`` when it is recorded, or followed by an outcome event
+        when ``last`` is None."""
+        if last is None:
+            outcome_event = self._outcome_event(ctx, outcome)
+            return [] if outcome_event is None else [outcome_event]
+        if self._recorded(ctx, outcome):
+            actions = last.actions
+            set_field(actions, "end_of_agent", True)
+            set_field(actions, "agent_outcome", outcome)
+            actions.state_delta[outcome_state_key(self.name)] = outcome.to_state()
+        return [last]
+
+    def _recorded(self, ctx: InvocationContext, outcome: AgentOutcome) -> bool:
+        """Records ``outcome`` in ``ctx``; whether an event must carry it (not an
+        unrecorded success)."""
+        ctx.record_outcome(outcome)
+        if outcome.status is OutcomeStatus.SUCCESS and ctx.run_config.record_outcomes != "all":
+            recorded = ctx.session.state.get(outcome_state_key(self.name))
+            return recorded is not None and recorded != outcome.to_state()
+        return True
+
     def _outcome_event(self, ctx: InvocationContext, outcome: AgentOutcome) -> Event | None:
         """Records ``outcome``; the event that carries it (None for an unrecorded success).
 
         A success is recorded anyway when state still holds an earlier, different outcome
         of this agent, so ``state["outcome:<name>"]`` never reports a stale failure."""
-        ctx.record_outcome(outcome)
-        key = outcome_state_key(self.name)
-        if outcome.status is OutcomeStatus.SUCCESS and ctx.run_config.record_outcomes != "all":
-            recorded = ctx.session.state.get(key)
-            if recorded is None or recorded == outcome.to_state():
-                return None
+        if not self._recorded(ctx, outcome):
+            return None
         return construct(
             Event,
             invocation_id=ctx.invocation_id,
@@ -206,7 +222,7 @@ class BaseAgent(BaseModel):
                 EventActions,
                 end_of_agent=True,
                 agent_outcome=outcome,
-                state_delta={key: outcome.to_state()},
+                state_delta={outcome_state_key(self.name): outcome.to_state()},
             ),
         )
 
@@ -215,9 +231,8 @@ class BaseAgent(BaseModel):
         after-callback and outcome events go straight to the session."""
         try:
             after = await self._handle_after_agent_callback(ctx, outcome)
-            for event in (after, self._outcome_event(ctx, outcome)):
-                if event is not None:
-                    await ctx.session_service.append_event(ctx.session, event)
+            for event in self._with_outcome(ctx, after, outcome):
+                await ctx.session_service.append_event(ctx.session, event)
         except Exception:
             logger.exception("Could not record the outcome of cancelled agent %r", self.name)
 

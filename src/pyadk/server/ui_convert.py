@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.events.event import Event
+from pyadk.events.outcome import AgentOutcome, outcome_state_key
 from pyadk.server.handoff_filter import HandoffTextFilter, Piece, visible_text
 from pyadk.server.ui_events import (
     AgentActiveEvent,
@@ -94,9 +95,7 @@ class UiEventConverter:
             return out
         outcome = event.actions.agent_outcome
         if event.is_outcome_event() and outcome is not None:
-            data = outcome.model_dump(mode="json", by_alias=True, exclude_none=True)
-            text = f"{outcome.agent}: {outcome.describe()}"
-            out.append(self._thinking(event, "outcome", text, data, agent=outcome.agent))
+            out.append(self._outcome(event, outcome))
             return out
         self._activate(event.author, event, out)
         if event.error_code or event.error_message:
@@ -110,6 +109,8 @@ class UiEventConverter:
             self._partial(event, out)
         else:
             self._complete(event, out)
+        if outcome is not None:  # e.g. a before_agent_callback's answer, which skips it
+            out.append(self._outcome(event, outcome))
         return out
 
     def finish(self) -> list[UiEvent]:
@@ -131,6 +132,11 @@ class UiEventConverter:
         return self._end("cancelled", truncated=True)
 
     # -- conversion ---------------------------------------------------------------
+
+    def _outcome(self, event: Event, outcome: AgentOutcome) -> UiEvent:
+        data = outcome.model_dump(mode="json", by_alias=True, exclude_none=True)
+        text = f"{outcome.agent}: {outcome.describe()}"
+        return self._thinking(event, "outcome", text, data, agent=outcome.agent)
 
     def _partial(self, event: Event, out: list[UiEvent]) -> None:
         for part in (event.content.parts or []) if event.content else []:
@@ -212,12 +218,15 @@ class UiEventConverter:
 
     def _actions(self, event: Event, out: list[UiEvent]) -> None:
         actions = event.actions
-        if actions.state_delta:
-            text = "State updated: " + ", ".join(sorted(actions.state_delta))
-            out.append(self._thinking(event, "state", text, dict(actions.state_delta)))
+        # An outcome's own state key is shown as the outcome entry, not as a state change.
+        own = outcome_state_key(actions.agent_outcome.agent) if actions.agent_outcome else None
+        delta = {k: v for k, v in actions.state_delta.items() if k != own}
+        if delta:
+            text = "State updated: " + ", ".join(sorted(delta))
+            out.append(self._thinking(event, "state", text, delta))
         if actions.artifact_delta:
-            delta = sorted(actions.artifact_delta.items())
-            saved = ", ".join(f"{name} (v{version})" for name, version in delta)
+            versions = sorted(actions.artifact_delta.items())
+            saved = ", ".join(f"{name} (v{version})" for name, version in versions)
             out.append(
                 self._thinking(event, "artifact", f"Saved {saved}", dict(actions.artifact_delta))
             )
