@@ -304,18 +304,18 @@ async def test_append_copies_only_the_new_event_even_with_long_history(service, 
 
     copied: list[str] = []
     deep_copied: list[str] = []
-    original_private_copy = in_memory_module._private_copy
+    original_encode = in_memory_module.encode
     original_deepcopy = Event.__deepcopy__
 
     def counting_copy(event):
         copied.append(event.id)
-        return original_private_copy(event)
+        return original_encode(event)
 
     def counting_deepcopy(self, memo=None):
         deep_copied.append(self.id)
         return original_deepcopy(self, memo)
 
-    monkeypatch.setattr(in_memory_module, "_private_copy", counting_copy)
+    monkeypatch.setattr(in_memory_module, "encode", counting_copy)
     monkeypatch.setattr(Event, "__deepcopy__", counting_deepcopy)
 
     new = _event("new one", actions=EventActions(state_delta={"k": 1}))

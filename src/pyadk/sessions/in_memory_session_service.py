@@ -47,6 +47,9 @@ events at most, for short messages)."""
 
 _serials = itertools.count(1)
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+"""Immutable state values: stored as they are."""
+
 
 @dataclass(slots=True)
 class _StoredSession:
@@ -278,17 +281,20 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         """
         if event.partial:
             return event
-        delta = self._persistable_delta(event)
         to_store = event
-        if len(delta) != len(event.actions.state_delta):  # temp: keys are not stored
-            to_store = _with_state_delta(event, delta)
-        kept = _private_copy(to_store)
+        delta = event.actions.state_delta
+        scoped = None
         if delta:
-            delta = copy_value(delta)  # the state shares nothing with the caller's event
+            scoped = _scoped_copies(delta)
+            if scoped[3]:  # temp: keys are not stored
+                to_store = _with_state_delta(event, self._persistable_delta(event))
+        kept = encode(to_store)
         key = (session.app_name, session.user_id, session.id)
         lease = session_lease(session)
         with self._lock:
-            stored = self._stored(session)
+            stored = self._sessions.get(key)
+            if stored is None:
+                stored = self._stored(session)  # raises SessionNotFoundError
             seen = len(stored.events)
             if not (
                 lease is not None
@@ -296,8 +302,8 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
                 and session_seq(session) == seen
             ):  # else the turn's own writer, up to date: nothing to refuse
                 self._check_writer(session, stored)
-            if delta:
-                app_delta, user_delta, own = split_scoped_state(delta)
+            if scoped is not None:
+                app_delta, user_delta, own, _ = scoped
                 if app_delta:
                     self._app_state.setdefault(session.app_name, {}).update(app_delta)
                 if user_delta:
@@ -325,9 +331,30 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         return event
 
 
-def _private_copy(event: Event) -> Encoded:
-    """The event as storage keeps it: encoded, sharing nothing with ``event``."""
-    return encode(event)
+def _scoped_copies(
+    delta: dict[str, Any],
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], bool]:
+    """(app, user, session) parts of a state delta, prefixes stripped, values deep-copied
+    (the stored state shares nothing with the caller's event), and whether it had
+    ``temp:`` keys (dropped). One pass: this runs for every event with a delta."""
+    app: dict[str, Any] = {}
+    user: dict[str, Any] = {}
+    own: dict[str, Any] = {}
+    temp = False
+    for key, value in delta.items():
+        if type(value) not in _PLAIN:
+            value = copy_value(value)
+        if ":" not in key:
+            own[key] = value
+        elif key.startswith(State.APP_PREFIX):
+            app[key[len(State.APP_PREFIX) :]] = value
+        elif key.startswith(State.USER_PREFIX):
+            user[key[len(State.USER_PREFIX) :]] = value
+        elif key.startswith(State.TEMP_PREFIX):
+            temp = True
+        else:
+            own[key] = value
+    return app, user, own, temp
 
 
 def _decode(encoded: Encoded) -> Event:
