@@ -128,7 +128,7 @@ class BaseAgent(BaseModel):
         self, parent_context: InvocationContext
     ) -> AsyncGenerator[Event, None]:
         ctx = self._create_invocation_context(parent_context)
-        tracker = OutcomeTracker(self.name, {c.name for c in self._children()})
+        tracker = OutcomeTracker(self.name, self._child_names)
         try:
             event = await self._handle_before_agent_callback(ctx)
             if event is not None:
@@ -241,6 +241,9 @@ class BaseAgent(BaseModel):
         ctx = self._create_invocation_context(parent_context)
         outcome = AgentOutcome(agent=self.name, status=OutcomeStatus.SKIPPED, reason=reason)
         return self._outcome_event(ctx, outcome)
+
+    def _child_names(self) -> set[str]:
+        return {child.name for child in self._children()}
 
     def _children(self) -> list[BaseAgent]:
         """Every agent directly below this one (sub-agents, and e.g. finally agents)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pyadk.errors import AgentTimeoutError
@@ -23,9 +24,10 @@ class OutcomeTracker:
     escalates.
     """
 
-    def __init__(self, agent_name: str, child_names: set[str]) -> None:
+    def __init__(self, agent_name: str, child_names: Callable[[], set[str]]) -> None:
         self.agent_name = agent_name
-        self.child_names = child_names
+        self._child_names = child_names
+        self._children: set[str] | None = None
         self.own_failure: str | None = None
         self.child_outcomes: dict[str, AgentOutcome] = {}
         self.escalated = False
@@ -40,7 +42,7 @@ class OutcomeTracker:
                 self.escalated = True
         outcome = actions.agent_outcome
         if outcome is not None:
-            if outcome.agent in self.child_names and event.author == outcome.agent:
+            if event.author == outcome.agent and outcome.agent in self.child_names:
                 self.child_outcomes[outcome.agent] = outcome
             return
         if event.author != self.agent_name or self.own_failure is not None or event.partial:
@@ -57,6 +59,13 @@ class OutcomeTracker:
                 detail = result.get("message") or result.get("error") or status
                 self.own_failure = f"tool {response.name} failed: {detail}"
                 return
+
+    @property
+    def child_names(self) -> set[str]:
+        """The names of the agent's direct children (asked for on first use only)."""
+        if self._children is None:
+            self._children = self._child_names()
+        return self._children
 
     def _make(
         self, status: OutcomeStatus, reason: str | None = None, error_type: str | None = None
