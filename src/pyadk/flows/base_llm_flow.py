@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyadk import types
 from pyadk.agents.callback_context import CallbackContext
@@ -28,7 +28,7 @@ from pyadk.tools.base_tool import BaseTool
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
-from pyadk.utils.fast_models import construct, copy_model, updated
+from pyadk.utils.fast_models import assembled, construct, copy_model, updated
 from pyadk.utils.ids import new_uuid4
 
 logger = logging.getLogger(__name__)
@@ -303,21 +303,34 @@ def _finalize_event(
     # A partial chunk gets a snapshot: later changes to the step's actions (e.g. the
     # output_key delta of the aggregated answer) must not show up on chunks already yielded.
     actions = response_event.actions
-    event = updated(
-        response_event,
-        llm_response,
-        {
-            "actions": chunk_actions.snapshot(actions) if llm_response.partial else actions,
-            "id": response_event.id,
-            "timestamp": time.time(),
-        },
-    )
+    if llm_response.partial:
+        actions = chunk_actions.snapshot(actions)
+    if type(llm_response) is LlmResponse:
+        # Every LlmResponse field is an Event field the template leaves unset (None): the
+        # response's values go in with one dict update, as updated() would put them.
+        data = response_event.__dict__.copy()
+        data.update(llm_response.__dict__)
+        data["actions"] = actions
+        data["timestamp"] = time.time()
+        fields_set = response_event.__pydantic_fields_set__ | llm_response.__pydantic_fields_set__
+        fields_set |= _FINALIZED
+        event = assembled(Event, data, fields_set)
+    else:
+        event = updated(
+            response_event,
+            llm_response,
+            {"actions": actions, "id": response_event.id, "timestamp": time.time()},
+        )
     if event.content is not None and not event.partial and event.get_function_calls():
         functions.populate_client_function_call_ids(event)
         ids = functions.long_running_call_ids(event, llm_request.tools_dict)
         if ids:
             event.long_running_tool_ids = ids
     return event
+
+
+_FINALIZED = frozenset({"actions", "id", "timestamp"})
+"""Fields every response event sets (besides the template's and the response's)."""
 
 
 def _structured_answer(ctx: InvocationContext, response: Event) -> Event | None:
@@ -396,15 +409,22 @@ class _ChunkActions:
     the chunks, replaced by a new one once something changed it. Partial events are
     never stored and their actions never applied."""
 
-    __slots__ = ("_empty",)
+    __slots__ = ("_defaults", "_empty")
 
     def __init__(self) -> None:
         self._empty: EventActions | None = None
+        self._defaults: dict[str, Any] | None = None
 
     def snapshot(self, actions: EventActions) -> EventActions:
-        if actions.__pydantic_fields_set__ or not actions.is_empty():
+        defaults = self._defaults
+        if defaults is None:  # its own {} values: never those of an object handed out
+            defaults = self._defaults = construct(EventActions).__dict__
+            self._empty = construct(EventActions)
+        # Untouched: no field set, every value its default (one dict comparison).
+        if actions.__pydantic_fields_set__ or actions.__dict__ != defaults:
             return copy_model(actions)
         empty = self._empty
-        if empty is None or empty.__pydantic_fields_set__ or not empty.is_empty():
+        assert empty is not None
+        if empty.__pydantic_fields_set__ or empty.__dict__ != defaults:
             empty = self._empty = construct(EventActions)
         return empty

@@ -54,9 +54,9 @@ class LlmRequest(BaseModel):
             self.tools_dict[tool.name] = tool
         if not declarations:
             return
-        tool = self.function_tool()
-        declared = tool.function_declarations or []
-        set_field(tool, "function_declarations", [*declared, *declarations])
+        declaring = self.function_tool()
+        declared = declaring.function_declarations or []
+        set_field(declaring, "function_declarations", [*declared, *declarations])
 
     def function_tool(self) -> types.Tool:
         """The request's function-declaration Tool, created on first use."""

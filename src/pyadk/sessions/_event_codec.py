@@ -44,14 +44,11 @@ from pyadk.sessions._codec_layouts import (
     classes,
     ids,
 )
-from pyadk.utils.fast_models import copy_model, copy_value
+from pyadk.utils.fast_models import assembled, copy_model, copy_value
 
 _M = TypeVar("_M", bound=BaseModel)
 
 _SETS = (set, frozenset)
-
-_new = object.__new__
-_set = object.__setattr__
 
 
 class Aside:
@@ -202,12 +199,9 @@ class _Decoder:
             layout = classes[cid]
             if type(layout) is not Layout:
                 return layout(self.value(value[1]))  # an enum member
-            new = _new(layout.cls)
-            _set(new, "__dict__", layout.decode(value, self.value))
-            _set(new, "__pydantic_fields_set__", layout.fields_set(header))
-            _set(new, "__pydantic_extra__", None)
-            _set(new, "__pydantic_private__", None)
-            return new
+            return assembled(
+                layout.cls, layout.decode(value, self.value), layout.fields_set(header)
+            )
         if kind is list:
             decode = self.value
             return [decode(v) for v in value]

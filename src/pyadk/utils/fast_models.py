@@ -118,7 +118,13 @@ def updated(template: _M, source: BaseModel | None, values: dict[str, Any]) -> _
             data[name] = source_values[name]
         fields_set |= taken
     data.update(values)
-    new = _new(type(template))
+    return assembled(type(template), data, fields_set)
+
+
+def assembled(cls: type[_M], data: dict[str, Any], fields_set: set[str]) -> _M:
+    """A ``cls`` object whose ``__dict__`` is ``data`` (every field, nothing else) and
+    whose set fields are ``fields_set``; a plain model class (no private attributes)."""
+    new: _M = _new(cls)
     _set(new, "__dict__", data)
     _set(new, "__pydantic_fields_set__", fields_set)
     _set(new, "__pydantic_extra__", None)

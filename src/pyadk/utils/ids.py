@@ -36,4 +36,4 @@ def new_uuid4() -> str:
     random bits drawn once per process (and again in a forked child), then a 48-bit
     counter that starts at a random value. Ids of one process share their first 24
     characters."""
-    return f"{_prefix}{next(_counter) & _COUNTER_MASK:012x}"
+    return _prefix + (next(_counter) & _COUNTER_MASK).to_bytes(6, "big").hex()
