@@ -47,9 +47,6 @@ events at most, for short messages)."""
 
 _serials = itertools.count(1)
 
-_PLAIN = frozenset({str, int, float, bool, type(None)})
-"""Immutable state values: stored as they are."""
-
 
 @dataclass(slots=True)
 class _StoredSession:
@@ -110,7 +107,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
     ) -> Session:
         sid = (session_id or "").strip() or str(uuid.uuid4())
         key = (app_name, user_id, sid)
-        app_delta, user_delta, own = split_scoped_state(copy_value(state) if state else {})
+        app_delta, user_delta, own = split_scoped_state(state or {}, copy_value)
         with self._lock:
             if key in self._sessions:
                 raise ValueError(
@@ -284,9 +281,9 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         to_store = event
         delta = event.actions.state_delta
         scoped = None
-        if delta:
-            scoped = _scoped_copies(delta)
-            if scoped[3]:  # temp: keys are not stored
+        if delta:  # the state shares nothing with the caller's event: values copied
+            scoped = split_scoped_state(delta, copy_value)
+            if sum(map(len, scoped)) != len(delta):  # temp: keys are not stored
                 to_store = _with_state_delta(event, self._persistable_delta(event))
         kept = encode(to_store)
         key = (session.app_name, session.user_id, session.id)
@@ -303,7 +300,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             ):  # else the turn's own writer, up to date: nothing to refuse
                 self._check_writer(session, stored)
             if scoped is not None:
-                app_delta, user_delta, own, _ = scoped
+                app_delta, user_delta, own = scoped
                 if app_delta:
                     self._app_state.setdefault(session.app_name, {}).update(app_delta)
                 if user_delta:
@@ -329,32 +326,6 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             set_session_seq(session, seen + 1)
         self._apply_to_session(session, event)
         return event
-
-
-def _scoped_copies(
-    delta: dict[str, Any],
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], bool]:
-    """(app, user, session) parts of a state delta, prefixes stripped, values deep-copied
-    (the stored state shares nothing with the caller's event), and whether it had
-    ``temp:`` keys (dropped). One pass: this runs for every event with a delta."""
-    app: dict[str, Any] = {}
-    user: dict[str, Any] = {}
-    own: dict[str, Any] = {}
-    temp = False
-    for key, value in delta.items():
-        if type(value) not in _PLAIN:
-            value = copy_value(value)
-        if ":" not in key:
-            own[key] = value
-        elif key.startswith(State.APP_PREFIX):
-            app[key[len(State.APP_PREFIX) :]] = value
-        elif key.startswith(State.USER_PREFIX):
-            user[key[len(State.USER_PREFIX) :]] = value
-        elif key.startswith(State.TEMP_PREFIX):
-            temp = True
-        else:
-            own[key] = value
-    return app, user, own, temp
 
 
 def _decode(encoded: Encoded) -> Event:
