@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+
 from pyadk import types
 from pyadk.agents import LlmAgent, RunConfig, StreamingMode
+from pyadk.events.event import Event
+from pyadk.models.base_llm import BaseLlm
+from pyadk.models.llm_request import LlmRequest
+from pyadk.models.llm_response import LlmResponse
 from pyadk.testing import ScriptedModel, Stream, TestRunner, function_call, simplify_events
 
 SSE = RunConfig(streaming_mode=StreamingMode.SSE)
@@ -112,3 +118,46 @@ async def test_sse_tool_call_runs_once_and_the_summary_streams() -> None:
     ]
     session = await runner.session()
     assert len(session.events) == 1 + len(final_events)
+
+
+class TaggedResponse(LlmResponse):
+    """A model adapter's own response class (extra fields are not copied to events)."""
+
+    provider_tag: str | None = None
+
+
+class TwoResponseModels(BaseLlm):
+    """Streams the same chunks as LlmResponse or as a subclass of it."""
+
+    model: str = "two-kinds"
+    tagged: bool = False
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        make = TaggedResponse if self.tagged else LlmResponse
+        for text in ("Hel", "lo"):
+            yield make(content=types.ModelContent(text), partial=True)
+        yield make(
+            content=types.ModelContent("Hello"),
+            finish_reason=types.FinishReason.STOP,
+            usage_metadata=types.UsageMetadata(total_token_count=3),
+        )
+
+
+async def test_response_subclasses_become_the_same_events_as_plain_responses() -> None:
+    async def run(tagged: bool) -> list[Event]:
+        agent = LlmAgent(name="root", model=TwoResponseModels(tagged=tagged), output_key="out")
+        return await TestRunner(agent).run("hi", run_config=SSE)
+
+    plain, tagged = await run(False), await run(True)
+
+    def shape(event: Event) -> tuple[object, ...]:
+        data = event.model_dump(exclude={"id", "timestamp", "invocation_id"})
+        return (data, frozenset(event.model_fields_set))
+
+    assert [shape(e) for e in plain] == [shape(e) for e in tagged]
+    assert [e.partial for e in plain] == [True, True, None]
+    assert plain[-1].actions.state_delta == {"out": "Hello"}
+    assert plain[0].actions.state_delta == {}  # the chunk's snapshot, not the final's
+    assert {"usage_metadata", "finish_reason"} <= plain[-1].model_fields_set
