@@ -6,9 +6,10 @@ generated for it once, in straight-line code:
 
 - ``encode(model, value, model_encoder)`` -> ``(header, value of each field, in order)``.
   A field whose annotation admits only plain values (``str | None``, ``set[str]``, ...)
-  is taken as it is; a field annotated with a plain model class (or a list of them)
-  calls that class's own ``encode`` when the value is exactly of that class;
-  anything else goes through ``value()`` unless it is a leaf. It raises KeyError when
+  is taken as it is; a model in a field annotated with a model class (or a list of
+  them) goes straight to the ``encode`` of its own class when that class is registered
+  and plain (:data:`direct`), else to ``model_encoder``; anything else goes through
+  ``value()`` unless it is a leaf. It raises KeyError when
   the model's ``__dict__`` does not hold exactly its fields, or its fields set holds an
   unknown name.
 - ``decode(encoded, value)`` -> the new model's ``__dict__``.
@@ -53,12 +54,24 @@ ModelDecoder = Callable[[tuple[Any, ...], Convert], dict[str, Any]]
 class Layout:
     """How one model class is encoded (see the module docstring)."""
 
-    __slots__ = ("bits", "cls", "decode", "encode", "names", "plain", "raw", "sets", "strict")
+    __slots__ = (
+        "bits",
+        "cid",
+        "cls",
+        "decode",
+        "encode",
+        "names",
+        "plain",
+        "raw",
+        "sets",
+        "strict",
+    )
 
     encode: ModelEncoder
     decode: ModelDecoder
 
     def __init__(self, cls: type[BaseModel], cid: int, kinds: tuple[str, ...]) -> None:
+        self.cid = cid
         self.cls = cls
         self.names = tuple(cls.model_fields)
         self.raw = tuple(kind == _RAW for kind in kinds)
@@ -90,9 +103,7 @@ ids: dict[type, int] = {}
 """Class -> class id, for classes whose registration is complete."""
 direct: dict[type, ModelEncoder] = {}
 """Plain model class -> its (non-strict) encoder: what nested model fields call."""
-_pending: dict[type, int] = {}
-"""Classes being registered (their code may refer to them: recursive models)."""
-_register_lock = threading.RLock()
+_register_lock = threading.Lock()
 
 
 def class_id(cls: type) -> int | None:
@@ -101,7 +112,7 @@ def class_id(cls: type) -> int | None:
     if cid is not None:
         return cid
     with _register_lock:
-        cid = ids.get(cls) or _pending.get(cls)
+        cid = ids.get(cls)
         if cid is not None:
             return cid
         if len(classes) + 2 > MAX_CLASSES:
@@ -121,14 +132,9 @@ def class_id(cls: type) -> int | None:
             strict = Layout(cls, cid + 1, strict_kinds)
             classes.append(strict)
             layouts.append((strict, strict_kinds))
-        _pending[cls] = cid
-        try:
-            for each, each_kinds in layouts:
-                own = cid if each is layout else cid + 1
-                each.encode = _model_encoder(each, own, each_kinds, inline=each is layout)
-                each.decode = _model_decoder(each.names, each.raw)
-        finally:
-            del _pending[cls]
+        for each, each_kinds in layouts:
+            each.encode = _model_encoder(each, each_kinds, strict=each is not layout)
+            each.decode = _model_decoder(each.names, each.raw)
         if layout.plain:
             direct[cls] = layout.encode
         ids[cls] = cid
@@ -192,18 +198,17 @@ def _via_model(value: Any, _: Convert, model: Convert) -> Any:
     return model(value)
 
 
-def _model_encoder(layout: Layout, cid: int, kinds: tuple[str, ...], inline: bool) -> ModelEncoder:
-    """The encoding function of ``layout`` (class id ``cid``); ``inline``: values of
-    nested model fields go straight to their classes' own encoders."""
+def _model_encoder(layout: Layout, kinds: tuple[str, ...], strict: bool) -> ModelEncoder:
+    """The encoding function of ``layout``; ``strict``: nested models
+    go to ``model()`` too (which encodes them strictly), not to their classes' encoders."""
     namespace: dict[str, Any] = {
         "bit": layout.bits.__getitem__,
         "empties": EMPTY_AS_IS,
         "encoder_of": direct.get,
         "via_model": _via_model,
     }
-    # A nested model goes to its own class's encoder when it has one (not when strict).
-    call = "(encoder_of(type({0})) or via_model)({0}, value, model)" if inline else "model({0})"
-    items = [f"{cid} + sum(map(bit, m.__pydantic_fields_set__))"]
+    call = "model({0})" if strict else "(encoder_of(type({0})) or via_model)({0}, value, model)"
+    items = [f"{layout.cid} + sum(map(bit, m.__pydantic_fields_set__))"]
     for name, kind in zip(layout.names, kinds, strict=True):
         get = f"d[{name!r}]"
         if kind == _RAW:
