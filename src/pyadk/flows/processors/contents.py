@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from pydantic_core import to_json
@@ -14,7 +15,7 @@ from pyadk.events.event import Event
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.flows.processors.contents_cache import CachedHistory, HistoryCache
 from pyadk.models.llm_request import LlmRequest
-from pyadk.utils.fast_models import construct, copy_model, set_field
+from pyadk.utils.fast_models import assembled, construct, copy_model, set_field
 
 
 class ContentsRequestProcessor(SilentRequestProcessor):
@@ -174,7 +175,13 @@ def _as_context(event: Event) -> types.Content:
 
 
 def _text_part(text: str) -> types.Part:
-    return construct(types.Part, text=text)
+    data = _PART_DEFAULTS.copy()
+    data["text"] = text
+    return assembled(types.Part, data, {"text"})
+
+
+_PART_DEFAULTS = construct(types.Part).__dict__
+"""Every Part field's default (all None): the start of each context text part."""
 
 
 def _to_json(value: Any) -> str:
@@ -184,15 +191,32 @@ def _to_json(value: Any) -> str:
         return str(value)
 
 
-def _call_ids(event: Event) -> set[str]:
-    return {c.id for c in event.get_function_calls() if c.id}
+_NO_IDS: frozenset[str] = frozenset()
 
 
-def _response_ids(event: Event) -> set[str]:
-    return {r.id for r in event.get_function_responses() if r.id}
+def _call_ids(event: Event) -> AbstractSet[str]:
+    """The ids of the event's function calls (most events have none: one check)."""
+    content = event.content
+    if content is None or not content.parts:
+        return _NO_IDS
+    ids = {p.function_call.id for p in content.parts if p.function_call and p.function_call.id}
+    return ids or _NO_IDS
 
 
-def _merge_responses(events: list[Event], ids: set[str]) -> Event:
+def _response_ids(event: Event) -> AbstractSet[str]:
+    """The ids of the event's function responses."""
+    content = event.content
+    if content is None or not content.parts:
+        return _NO_IDS
+    ids = {
+        p.function_response.id
+        for p in content.parts
+        if p.function_response and p.function_response.id
+    }
+    return ids or _NO_IDS
+
+
+def _merge_responses(events: list[Event], ids: AbstractSet[str]) -> Event:
     """One event holding the latest response of each call id in ``ids``."""
     if len(events) == 1:
         return events[0]
@@ -201,7 +225,7 @@ def _merge_responses(events: list[Event], ids: set[str]) -> Event:
         assert event.content is not None
         for part in event.content.parts or []:
             fr = part.function_response
-            if fr is not None and fr.id in ids:
+            if fr is not None and fr.id and fr.id in ids:
                 latest[fr.id] = part
     first = events[0]
     return Event(
