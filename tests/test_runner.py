@@ -361,13 +361,13 @@ async def test_turn_on_long_session_does_not_deep_copy_history(monkeypatch):
             session, Event(author="echo", content=types.ModelContent(f"e{i}"))
         )
     deep_copies: list[str] = []
-    original = in_memory_module._private_copy
+    original = in_memory_module.encode
 
     def counting(event):
         deep_copies.append(event.id)
         return original(event)
 
-    monkeypatch.setattr(in_memory_module, "_private_copy", counting)
+    monkeypatch.setattr(in_memory_module, "encode", counting)
     events = await _collect(runner, "x", state_delta={"k": 1})
     assert len(deep_copies) == 2  # the user event and the agent's event, nothing else
     assert deep_copies[1] == events[0].id
