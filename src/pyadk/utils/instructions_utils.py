@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -45,23 +46,14 @@ async def inject_session_state(
     ctx = readonly_context._invocation_context
     owner = agent_name or ctx.agent.name
     parts: list[str] = []
-    last = 0
-    for match in _PLACEHOLDER.finditer(template):
-        parts.append(template[last : match.start()])
-        last = match.end()
-        raw = match.group()
-        if raw.startswith("{{"):
-            parts.append(raw[1:-1])
-            continue
-        name = raw[1:-1].strip()
-        optional = name.endswith("?")
-        if optional:
-            name = name[:-1]
-        if name.startswith("artifact."):
+    for text, kind, name, optional in _pieces(template):
+        if kind is _TEXT:
+            parts.append(text)
+        elif kind is _ARTIFACT:
             parts.append(await _artifact_text(readonly_context, name, optional, owner))
-        elif name.startswith(OUTCOME_STATE_PREFIX) and name[len(OUTCOME_STATE_PREFIX) :]:
+        elif kind is _OUTCOME:
             parts.append(_outcome_text(readonly_context, name, optional, owner))
-        elif _is_state_name(name):
+        else:
             state = ctx.session.state
             if name in state:
                 parts.append(str(state[name]))
@@ -73,10 +65,40 @@ async def inject_session_state(
                     f"Set state[{name!r}] before this agent runs, write `{{{name}?}}` to make "
                     f"it optional, or `{{{{{name}}}}}` for literal braces."
                 )
-        else:
-            parts.append(raw)
-    parts.append(template[last:])
     return "".join(parts)
+
+
+_TEXT, _ARTIFACT, _OUTCOME, _STATE = "text", "artifact", "outcome", "state"
+_Piece = tuple[str, str, str, bool]
+"""(literal text, kind, name, optional): one piece of a parsed template."""
+
+
+@functools.lru_cache(maxsize=256)
+def _pieces(template: str) -> tuple[_Piece, ...]:
+    """``template`` split into literal text and placeholders (parsed once per template)."""
+    pieces: list[_Piece] = []
+    last = 0
+    for match in _PLACEHOLDER.finditer(template):
+        pieces.append((template[last : match.start()], _TEXT, "", False))
+        last = match.end()
+        raw = match.group()
+        if raw.startswith("{{"):
+            pieces.append((raw[1:-1], _TEXT, "", False))
+            continue
+        name = raw[1:-1].strip()
+        optional = name.endswith("?")
+        if optional:
+            name = name[:-1]
+        if name.startswith("artifact."):
+            pieces.append(("", _ARTIFACT, name, optional))
+        elif name.startswith(OUTCOME_STATE_PREFIX) and name[len(OUTCOME_STATE_PREFIX) :]:
+            pieces.append(("", _OUTCOME, name, optional))
+        elif _is_state_name(name):
+            pieces.append(("", _STATE, name, optional))
+        else:
+            pieces.append((raw, _TEXT, "", False))
+    pieces.append((template[last:], _TEXT, "", False))
+    return tuple(pieces)
 
 
 async def _artifact_text(
