@@ -208,3 +208,16 @@ def test_cors_is_closed_unless_allow_origins_and_the_token_option_is_required(
     assert other_site.status_code == 403
     assert "access-control-allow-origin" not in other_site.headers
     assert no_token.status_code == 401  # --auth-token given as an option, not the env
+
+
+def test_reload_reports_a_bad_store_uri_before_starting_the_server(run_cli):
+    (result_sessions, result_artifacts) = (
+        run_cli("web", ".", "--reload", "--session-uri", "redis://x"),
+        run_cli("api_server", ".", "--reload", "--artifact-uri", "gs://bucket"),
+    )
+    assert result_sessions.returncode == 1
+    assert "--session-uri" in result_sessions.stderr and "redis" in result_sessions.stderr
+    assert result_artifacts.returncode == 1
+    assert "--artifact-uri" in result_artifacts.stderr and "gs://" in result_artifacts.stderr
+    for result in (result_sessions, result_artifacts):
+        assert "Uvicorn running" not in result.stderr + result.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
@@ -104,10 +105,26 @@ def _close_on_shutdown(
             async with serve_app(instance) as state:
                 yield state
         finally:
-            await artifacts.close()  # before the session service it may share
-            await sessions.close()
+            await _close(sessions, artifacts)
 
     app.router.lifespan_context = lifespan
+
+
+def _check_stores(options: ServeOptions) -> None:
+    """Opens and closes the stores the URIs name, so that a bad ``--session-uri`` or
+    ``--artifact-uri`` stops the command here rather than in each reload worker."""
+    sessions = session_service_for(options.session_uri)
+    try:
+        artifacts = artifact_service_for(options.artifact_uri, sessions)
+    except CliError:
+        asyncio.run(sessions.close())
+        raise
+    asyncio.run(_close(sessions, artifacts))
+
+
+async def _close(sessions: BaseSessionService, artifacts: BaseArtifactService) -> None:
+    await artifacts.close()  # before the session service it may share
+    await sessions.close()
 
 
 def app_from_environment() -> Any:
@@ -131,6 +148,7 @@ def serve(options: ServeOptions) -> None:
         "log_level": options.log_level,
     }
     if options.reload:
+        _check_stores(options)
         os.environ[CONFIG_ENV] = json.dumps(asdict(options))
         uvicorn.run(
             "pyadk.cli.serve_cmd:app_from_environment",
