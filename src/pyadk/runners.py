@@ -113,7 +113,7 @@ class Runner:
         run_config: RunConfig | None,
     ) -> AsyncGenerator[Event, None]:
         plugins = self.plugin_manager if self.plugin_manager.plugins else None
-        config = run_config or RunConfig()
+        config = run_config or construct(RunConfig)  # the defaults need no validation
         message: types.Content | None = None
         if new_message is not None:
             message = types.Content.model_validate(new_message)
