@@ -7,7 +7,7 @@ import logging
 import queue
 import threading
 from collections.abc import AsyncGenerator, Generator, Sequence
-from contextlib import AsyncExitStack, aclosing
+from contextlib import AbstractAsyncContextManager, aclosing
 from typing import Any
 
 from pyadk import types
@@ -129,8 +129,8 @@ class Runner:
             and isinstance(self.session_service, LeasedTurns)
         )
         first_event = _user_event(invocation_id, message, state_delta) if with_claim else None
-        async with AsyncExitStack() as turn:
-            session = await self._start_turn(turn, user_id, session_id, invocation_id, first_event)
+        session, lease = await self._start_turn(user_id, session_id, invocation_id, first_event)
+        try:
             ctx = InvocationContext(
                 session_service=self.session_service,
                 artifact_service=self.artifact_service,
@@ -164,17 +164,22 @@ class Runner:
                     except GeneratorExit:  # the caller stopped reading: the turn ends
                         mark_turn_ending(session)
                         raise
+        except BaseException as error:
+            if not await lease.__aexit__(type(error), error, error.__traceback__):
+                raise
+        else:
+            await lease.__aexit__(None, None, None)
 
     async def _start_turn(
         self,
-        turn: AsyncExitStack,
         user_id: str,
         session_id: str,
         invocation_id: str,
         first_event: Event | None = None,
-    ) -> Session:
-        """Loads the session and takes it for this turn (released when ``turn`` closes),
-        appending ``first_event`` with the claim (a LeasedTurns service only).
+    ) -> tuple[Session, AbstractAsyncContextManager[Session]]:
+        """Loads the session and takes it for this turn: the session, and the entered
+        ``turn`` context the caller exits when the turn ends; ``first_event`` is
+        appended with the claim (a LeasedTurns service only).
 
         A session that another turn changed between the load and the claim (the claim
         waited for it, or it ended just then) is loaded again, since nothing was done
@@ -196,8 +201,8 @@ class Runner:
                     lease = self.session_service.turn(
                         session, invocation_id=invocation_id, wait=wait, first_event=first_event
                     )
-                await turn.enter_async_context(lease)
-                return session
+                await lease.__aenter__()
+                return session, lease
             except StaleSessionError:
                 attempts += 1
                 if attempts >= _TURN_ATTEMPTS and loop.time() >= deadline:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -159,14 +160,14 @@ class LlmAgent(BaseAgent):
 
     async def canonical_tools(self, ctx: ReadonlyContext | None = None) -> list[BaseTool]:
         """The agent's tools: callables wrapped, toolsets expanded (on every call)."""
-        from pyadk.tools.base_toolset import BaseToolset
-
         if not self.tools:
             return []
         source = tuple(self.tools)
         cache = self._cache
         if cache.tools is not None and _same_items(source, cache.tools_source):
             return cache.tools
+        from pyadk.tools.base_toolset import BaseToolset
+
         resolved: list[BaseTool] = []
         has_toolset = False
         for item in self.tools:
@@ -299,7 +300,7 @@ class _Derived:
 
 def _same_items(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     """True when both hold the very same objects in the same order."""
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def _as_tool(item: Any) -> BaseTool:

@@ -28,7 +28,12 @@ class SequentialAgent(BaseAgent):
     def _children(self) -> list[BaseAgent]:
         return [*self.sub_agents, *self.finally_agents]
 
-    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+    def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        if not self.finally_agents:  # the children's events as they come: no layer more
+            return run_in_order(ctx, self.sub_agents, self.on_failure, RunState())
+        return self._run_with_finally(ctx)
+
+    async def _run_with_finally(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         pending: Exception | None = None
         try:
             async with aclosing(
@@ -40,12 +45,9 @@ class SequentialAgent(BaseAgent):
             await run_detached(ctx, self.finally_agents)
             raise
         except Exception as error:
-            if not self.finally_agents:
-                raise
             pending = error
-        if self.finally_agents:
-            async with aclosing(run_in_order(ctx, self.finally_agents, None, RunState())) as events:
-                async for event in events:
-                    yield event
+        async with aclosing(run_in_order(ctx, self.finally_agents, None, RunState())) as events:
+            async for event in events:
+                yield event
         if pending is not None:
             raise pending

@@ -27,13 +27,17 @@ class LlmRequest(BaseModel):
 
     def append_instructions(self, instructions: list[str]) -> None:
         """Appends text to the system instruction, separated by blank lines."""
-        texts = [t for t in instructions if t]
-        if not texts:
+        if len(instructions) == 1:  # what the processors append: one text
+            joined = instructions[0]
+        else:
+            joined = "\n\n".join([t for t in instructions if t])
+        if not joined:
             return
-        current = self.system_instruction_text()
-        joined = "\n\n".join(texts)
-        text = f"{current}\n\n{joined}" if current else joined
-        set_field(self.config, "system_instruction", text)
+        config = self.config
+        current = config.system_instruction
+        if type(current) is not str:
+            current = self.system_instruction_text()
+        set_field(config, "system_instruction", f"{current}\n\n{joined}" if current else joined)
 
     def system_instruction_text(self) -> str:
         """The system instruction as plain text ('' when there is none)."""

@@ -85,10 +85,10 @@ class RunCache:
 
     def holds(self, key: Key, incarnation: Incarnation, seen: int) -> bool:
         """True when the key's view is of that incarnation and has seen ``seen`` events:
-        :meth:`extend` would add to it."""
-        with self._lock:
-            view = self._views.get(key)
-            return view is not None and view.incarnation == incarnation and view.seq == seen
+        :meth:`extend` would add to it. A hint read without the lock (``extend`` checks
+        again under it): the caller may skip building events for a view that is gone."""
+        view = self._views.get(key)
+        return view is not None and view.incarnation == incarnation and view.seq == seen
 
     def extend(
         self,

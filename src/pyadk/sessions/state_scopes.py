@@ -19,15 +19,18 @@ def split_scoped_state(
     for key, value in state.items():
         if value_copy is not None:
             value = value_copy(value)
-        if ":" not in key:  # no prefix: the common case, one check
+        if not key.startswith(_PREFIXES):  # the common case, one check
             own[key] = value
-        elif key.startswith(State.APP_PREFIX):
-            app[key[len(State.APP_PREFIX) :]] = value
-        elif key.startswith(State.USER_PREFIX):
-            user[key[len(State.USER_PREFIX) :]] = value
-        elif not key.startswith(State.TEMP_PREFIX):
-            own[key] = value
+        elif key.startswith(_APP):
+            app[key[_APP_LEN:]] = value
+        elif key.startswith(_USER):
+            user[key[_USER_LEN:]] = value
     return app, user, own
+
+
+_APP, _USER = State.APP_PREFIX, State.USER_PREFIX
+_APP_LEN, _USER_LEN = len(_APP), len(_USER)
+_PREFIXES = (_APP, _USER, State.TEMP_PREFIX)
 
 
 def merge_scoped_state(

@@ -18,11 +18,12 @@ class BasicRequestProcessor(SilentRequestProcessor):
         if isinstance(agent, LlmAgent):
             set_field(llm_request, "model", agent.canonical_model.model)
             config = agent.generate_content_config
-            set_field(
-                llm_request,
-                "config",
-                copy_model(config) if config else construct(types.GenerateContentConfig),
-            )
+            if config:
+                set_field(llm_request, "config", copy_model(config))
+            elif "config" in llm_request.model_fields_set:  # not the request's own default
+                set_field(llm_request, "config", construct(types.GenerateContentConfig))
+            else:
+                llm_request.model_fields_set.add("config")
 
 
 request_processor = BasicRequestProcessor()
