@@ -130,3 +130,39 @@ def test_only_a_sql_session_service_or_uri_is_accepted():
         from pyadk.sessions import InMemorySessionService
 
         SqlArtifactService(InMemorySessionService())  # type: ignore[arg-type]
+
+
+async def test_first_save_waits_for_another_connection_switching_the_new_file_to_wal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # SQLite answers "database is locked" at once, busy_timeout or not, to a connection
+    # switching a new file to WAL while another one (here: `holder`) has its write lock.
+    path = tmp_path / "app.db"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    statements: list[str] = []
+
+    def trace(sql: str) -> None:  # the service's first statement meets the lock
+        statements.append(sql)
+        if len(statements) == 2:
+            holder.execute("COMMIT")
+
+    connect = sqlite3.connect
+
+    def traced_connect(*args, **kwargs) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)
+        conn.set_trace_callback(trace)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced_connect)
+    sessions = SqliteSessionService(path)
+    try:
+        artifact = types.Part(text="x")
+        version = await SqlArtifactService(sessions).save_artifact(
+            **IDS, filename="log", artifact=artifact
+        )
+    finally:
+        await sessions.close()
+        holder.close()
+    assert version == 0
+    assert statements[:2] == ["PRAGMA journal_mode=WAL"] * 2
