@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sqlite3
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -19,6 +20,7 @@ from pyadk.sessions._leases import DEFAULT_LEASE_TTL, release_open_turns
 from pyadk.sessions._migrations import migrate
 from pyadk.sessions._sql_schema import Dialect, Executor, UniqueViolation
 from pyadk.sessions._sql_service import DEFAULT_CACHED_EVENTS, SqlSessionService
+from pyadk.sessions._sqlite_wal import enable_wal
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -29,6 +31,7 @@ T = TypeVar("T")
 
 _DRIVERS = {"postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
 _SYNC_SQLITE = {"sqlite", "sqlite+pysqlite"}
+_SQLITE_BUSY_TIMEOUT = 30.0  # seconds a SQLite connection waits for another one's lock
 
 
 def async_url(url: str) -> str:
@@ -49,6 +52,12 @@ def _statement(sql: str) -> TextClause:
     from sqlalchemy import text
 
     return text(sql)
+
+
+def _prepare_sqlite(conn: sqlite3.Connection, path: str) -> None:
+    """Sets a new SQLite connection's busy timeout, then switches the file to WAL."""
+    conn.execute(f"PRAGMA busy_timeout={int(_SQLITE_BUSY_TIMEOUT * 1000)}")
+    enable_wal(conn, path, _SQLITE_BUSY_TIMEOUT)
 
 
 class _SaExecutor:
@@ -136,14 +145,17 @@ class DatabaseSessionService(SqlSessionService):
 
         engine = create_async_engine(self.url, **self._engine_kwargs)
         if self.dialect == "sqlite":
+            path = engine.url.database or ""
 
             @event.listens_for(engine.sync_engine, "connect")
             def _on_connect(dbapi_connection: Any, _record: Any) -> None:
                 dbapi_connection.isolation_level = None  # we send BEGIN ourselves
-                cursor = dbapi_connection.cursor()
-                cursor.execute("PRAGMA journal_mode=WAL")
-                cursor.execute("PRAGMA busy_timeout=30000")
-                cursor.close()
+                # aiosqlite (`driver`) runs its sqlite3 connection (`_conn`) in a thread of
+                # its own: run these there (`_execute`), so that waits for locks (up to
+                # busy_timeout) never hold up the event loop.
+                dbapi_connection.run_async(
+                    lambda driver: driver._execute(_prepare_sqlite, driver._conn, path)
+                )
 
             @event.listens_for(engine.sync_engine, "begin")
             def _on_begin(conn: Any) -> None:

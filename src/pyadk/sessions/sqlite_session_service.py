@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -20,6 +19,7 @@ from pyadk.sessions._leases import DEFAULT_LEASE_TTL, release_open_turns
 from pyadk.sessions._migrations import migrate
 from pyadk.sessions._sql_schema import Dialect, Executor, UniqueViolation
 from pyadk.sessions._sql_service import DEFAULT_CACHED_EVENTS, SqlSessionService
+from pyadk.sessions._sqlite_wal import enable_wal
 from pyadk.sessions._thread_worker import ThreadWorker
 
 T = TypeVar("T")
@@ -27,30 +27,6 @@ T = TypeVar("T")
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
 _MIN_SQLITE = (3, 35, 0)  # RETURNING, DROP COLUMN
-
-
-def _enable_wal(conn: sqlite3.Connection, path: str, timeout: float) -> None:
-    """``PRAGMA journal_mode=WAL``, waiting up to ``timeout`` seconds for the lock.
-
-    Switching a file still in rollback mode (a new one) takes a read lock and then
-    upgrades it to a write lock; SQLite never calls the busy handler for that upgrade,
-    so a connection racing another one switching the same file gets "database is
-    locked" at once, whatever ``busy_timeout``. Such a connection retries here.
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
-                raise
-            if time.monotonic() >= deadline:
-                raise sqlite3.OperationalError(
-                    f"database is locked: could not switch {path!r} to WAL mode within "
-                    f"busy_timeout ({timeout} s); another connection kept it locked."
-                ) from exc
-        time.sleep(0.005)
 
 
 class _SqliteExecutor:
@@ -140,7 +116,7 @@ class SqliteSessionService(SqlSessionService):
             uri=self.path.startswith("file:"),
         )
         try:
-            _enable_wal(conn, self.path, self._busy_timeout)
+            enable_wal(conn, self.path, self._busy_timeout)
             conn.execute(f"PRAGMA synchronous={self._synchronous}")
             if role == "write":
                 self._transaction(conn, "BEGIN IMMEDIATE", migrate)
