@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from pyadk import types
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.artifacts import SqlArtifactService
+from pyadk.artifacts import SqlArtifactService, sql_artifact_service
 from pyadk.runners import Runner
 from pyadk.sessions import DatabaseSessionService, SqliteSessionService
 from pyadk.testing import ScriptedModel, function_call
@@ -166,3 +167,33 @@ async def test_first_save_waits_for_another_connection_switching_the_new_file_to
         holder.close()
     assert version == 0
     assert statements[:2] == ["PRAGMA journal_mode=WAL"] * 2
+
+
+async def test_a_save_that_keeps_losing_the_next_version_gives_up_with_a_clear_error(
+    tmp_path: Path,
+):
+    # Each insert of a version does nothing, as when a concurrent saver took it first
+    # (PostgreSQL); the trigger counts the tries.
+    path = tmp_path / "app.db"
+    sessions = SqliteSessionService(path)
+    service = SqlArtifactService(sessions)
+    try:
+        await service.save_artifact(**IDS, filename="log", artifact=types.Part(text="v0"))
+        with closing(sqlite3.connect(path)) as db:
+            db.executescript(
+                "CREATE TABLE tries (n INTEGER);"
+                "CREATE TRIGGER lose BEFORE INSERT ON pyadk_artifacts BEGIN "
+                "INSERT INTO tries VALUES (1); SELECT RAISE(IGNORE); END;"
+            )
+        with pytest.raises(RuntimeError) as caught:
+            await service.save_artifact(**IDS, filename="log", artifact=types.Part(text="v1"))
+        assert await service.list_versions(**IDS, filename="log") == [0]
+    finally:
+        await sessions.close()
+    with closing(sqlite3.connect(path)) as db:
+        tries = db.execute("SELECT COUNT(*) FROM tries").fetchone()[0]
+    assert tries == sql_artifact_service._SAVE_ATTEMPTS
+    assert str(caught.value) == (
+        "Could not save artifact 'log' (app 'app', user 'u', session 's'): concurrent "
+        f"savers took the next version in each of {tries} attempts; nothing was saved."
+    )

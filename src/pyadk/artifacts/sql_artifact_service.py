@@ -5,7 +5,8 @@ a blob column. It uses the session service's connections (and its threads, for
 SQLite), so sessions and artifacts live in one file or one PostgreSQL database, and
 the table comes with the session schema's migrations. Each save is one transaction:
 a version appears whole or not at all, and concurrent savers (other processes or
-machines included) get distinct versions.
+machines included) get distinct versions; a save that loses the next version to
+others 100 times in a row gives up with a ``RuntimeError``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ _SAVE = (
     "RETURNING version"
 )
 """Inserts the next version; no row when a concurrent saver took that number first."""
+
+_SAVE_ATTEMPTS = 100
+"""Tries of a save at the next version: each lost one is another saver's committed one."""
 
 
 def _split(part: types.Part) -> tuple[str, bytes | None]:
@@ -104,10 +108,15 @@ class SqlArtifactService(BaseArtifactService):
             rows = ex.query(_SAVE, params)
             return int(rows[0][0]) if rows else None
 
-        while True:  # (PostgreSQL: a concurrent saver committed that version first)
+        for _ in range(_SAVE_ATTEMPTS):  # (PostgreSQL: a concurrent saver took it first)
             version = await self._sessions._write(save)
             if version is not None:
                 return version
+        raise RuntimeError(
+            f"Could not save artifact {filename!r} (app {app_name!r}, user {user_id!r}, "
+            f"session {session_id!r}): concurrent savers took the next version in each of "
+            f"{_SAVE_ATTEMPTS} attempts; nothing was saved."
+        )
 
     async def load_artifact(
         self,
