@@ -108,6 +108,8 @@ MIN_CACHED_CONTENTS = 8
 
 
 def _visible(events: Sequence[Event], branch: str | None) -> list[Event]:
+    if not branch:  # every branch is visible from the root
+        return [e for e in events if _has_content(e)]
     return [e for e in events if _has_content(e) and belongs_to_branch(branch, e.branch)]
 
 
@@ -127,7 +129,12 @@ def _as_model_content(event: Event, agent_name: str) -> types.Content:
         return _as_context(event)
     # A new Content and parts list; the parts themselves are shared with the session.
     # The flow deep-copies them before user callbacks can see them.
-    return construct(types.Content, role=event.content.role, parts=list(event.content.parts or []))
+    return _content(event.content.role, list(event.content.parts or []))
+
+
+def _content(role: str | None, parts: list[types.Part]) -> types.Content:
+    """``Content(role=role, parts=parts)``: both fields set, nothing to validate."""
+    return assembled(types.Content, {"role": role, "parts": parts}, {"role", "parts"})
 
 
 def _has_content(event: Event) -> bool:
@@ -171,7 +178,7 @@ def _as_context(event: Event) -> types.Content:
             )
         else:
             parts.append(copy_model(part))
-    return construct(types.Content, role="user", parts=parts)
+    return _content("user", parts)
 
 
 def _text_part(text: str) -> types.Part:
@@ -199,7 +206,13 @@ def _call_ids(event: Event) -> AbstractSet[str]:
     content = event.content
     if content is None or not content.parts:
         return _NO_IDS
-    ids = {p.function_call.id for p in content.parts if p.function_call and p.function_call.id}
+    ids: set[str] | None = None
+    for part in content.parts:  # a loop, not a comprehension: most events have no call
+        call = part.function_call
+        if call is not None and call.id:
+            if ids is None:
+                ids = set()
+            ids.add(call.id)
     return ids or _NO_IDS
 
 
@@ -208,11 +221,13 @@ def _response_ids(event: Event) -> AbstractSet[str]:
     content = event.content
     if content is None or not content.parts:
         return _NO_IDS
-    ids = {
-        p.function_response.id
-        for p in content.parts
-        if p.function_response and p.function_response.id
-    }
+    ids: set[str] | None = None
+    for part in content.parts:
+        response = part.function_response
+        if response is not None and response.id:
+            if ids is None:
+                ids = set()
+            ids.add(response.id)
     return ids or _NO_IDS
 
 
