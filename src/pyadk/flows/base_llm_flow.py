@@ -101,7 +101,9 @@ class BaseLlmFlow:
             Event, invocation_id=ctx.invocation_id, author=ctx.agent.name, branch=ctx.branch
         )
         chunk_actions = _ChunkActions()
-        responses = self._call_llm_async(ctx, llm_request, response_event)
+        responses = self._plain_model_call(ctx, llm_request)
+        if responses is None:
+            responses = self._call_llm_async(ctx, llm_request, response_event)
         tracer = get_tracer()
         if tracer is not None:
             responses = trace_llm_call(responses, tracer, ctx, llm_request, response_event)
@@ -160,6 +162,28 @@ class BaseLlmFlow:
             if tool_context is None:
                 tool_context = ToolContext(ctx)
             await tool.process_llm_request(tool_context=tool_context, llm_request=llm_request)
+
+    @staticmethod
+    def _plain_model_call(
+        ctx: InvocationContext, llm_request: LlmRequest
+    ) -> AsyncGenerator[LlmResponse, None] | None:
+        """The model's own response stream when :meth:`_call_llm_async` would only pass
+        it through (no model callbacks or plugins, no retry, no timeout); else None."""
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        plugins = ctx.plugin_manager
+        if (
+            agent.model_retry is not None
+            or agent.model_timeout is not None
+            or has_listener(plugins, "before_model_callback", agent.before_model_callback)
+            or has_listener(plugins, "after_model_callback", agent.after_model_callback)
+            or has_listener(plugins, "on_model_error_callback", agent.on_model_error_callback)
+        ):
+            return None
+        stream = ctx.run_config.streaming_mode == StreamingMode.SSE
+        ctx.increment_llm_call_count()
+        responses = agent.canonical_model.generate_content_async(llm_request, stream=stream)
+        return _with_deadline(responses, None, agent.name)
 
     async def _call_llm_async(
         self, ctx: InvocationContext, llm_request: LlmRequest, response_event: Event

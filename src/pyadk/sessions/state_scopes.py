@@ -38,6 +38,8 @@ def merge_scoped_state(
 ) -> dict[str, Any]:
     """A session's full state: its own keys plus prefixed app and user keys."""
     merged = dict(own)
-    merged.update({State.APP_PREFIX + k: v for k, v in app.items()})
-    merged.update({State.USER_PREFIX + k: v for k, v in user.items()})
+    if app:
+        merged.update({_APP + k: v for k, v in app.items()})
+    if user:
+        merged.update({_USER + k: v for k, v in user.items()})
     return merged
