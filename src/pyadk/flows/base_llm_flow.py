@@ -34,6 +34,7 @@ from pyadk.utils.ids import new_uuid4
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    from pyadk.agents.base_agent import BaseAgent
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.flows.processors.base import BaseLlmRequestProcessor, BaseLlmResponseProcessor
 
@@ -124,9 +125,22 @@ class BaseLlmFlow:
                 yield event
                 if event.partial or not event.get_function_calls():
                     continue
-                async with aclosing(self._handle_function_calls(ctx, event, llm_request)) as events:
-                    async for event in events:
-                        yield event
+                # The calls' responses, then a structured answer or the events of the
+                # agent they transfer to.
+                response = await functions.handle_function_calls_async(
+                    ctx, event, llm_request.tools_dict
+                )
+                if response is None:
+                    continue
+                yield response
+                structured = _structured_answer(ctx, response)
+                if structured is not None:
+                    yield structured
+                elif response.actions.transfer_to_agent:
+                    target = _transfer_target(ctx, response.actions.transfer_to_agent)
+                    async with aclosing(target.run_async(ctx)) as events:
+                        async for nested in events:
+                            yield nested
         finally:
             await responses.aclose()
 
@@ -292,30 +306,6 @@ class BaseLlmFlow:
                 async for event in events:
                     yield event
 
-    async def _handle_function_calls(
-        self, ctx: InvocationContext, call_event: Event, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
-        """Runs the calls of ``call_event``; yields their responses, a structured answer,
-        and the events of the agent they transfer to."""
-        response = await functions.handle_function_calls_async(
-            ctx, call_event, llm_request.tools_dict
-        )
-        if response is None:
-            return
-        yield response
-        structured = _structured_answer(ctx, response)
-        if structured is not None:
-            yield structured
-            return
-        target_name = response.actions.transfer_to_agent
-        if target_name:
-            target = ctx.agent.root_agent.find_agent(target_name)
-            if target is None:
-                raise ValueError(f"Agent {target_name!r} not found in the agent tree.")
-            async with aclosing(target.run_async(ctx)) as events:
-                async for nested in events:
-                    yield nested
-
 
 def _finalize_event(
     llm_response: LlmResponse,
@@ -355,6 +345,14 @@ def _finalize_event(
 
 _FINALIZED = frozenset({"actions", "id", "timestamp"})
 """Fields every response event sets (besides the template's and the response's)."""
+
+
+def _transfer_target(ctx: InvocationContext, target_name: str) -> BaseAgent:
+    """The agent a ``transfer_to_agent`` call names (ValueError if there is none)."""
+    target = ctx.agent.root_agent.find_agent(target_name)
+    if target is None:
+        raise ValueError(f"Agent {target_name!r} not found in the agent tree.")
+    return target
 
 
 def _structured_answer(ctx: InvocationContext, response: Event) -> Event | None:
