@@ -24,7 +24,7 @@ def as_callback_list(callbacks: Callbacks) -> list[Callable[..., Any]]:
 async def call_maybe_async(callback: Callable[..., Any], **kwargs: Any) -> Any:
     """Calls ``callback`` by keyword and awaits its result when it is awaitable."""
     result = callback(**kwargs)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):  # most callbacks return None
         result = await result
     return result
 
