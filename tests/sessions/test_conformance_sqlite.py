@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlite_lock import hold_write_lock
 
 from pyadk.sessions import DatabaseSessionService, SqliteSessionService
 from pyadk.testing.session_conformance import SessionServiceConformance
@@ -50,23 +50,9 @@ async def test_aiosqlite_first_connection_waits_for_another_switching_the_new_fi
     # SQLite answers "database is locked" at once, busy_timeout or not, to a connection
     # switching a new file to WAL while another one (here: `holder`) has its write lock.
     path = tmp_path / "sessions.db"
-    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    holder.execute("BEGIN IMMEDIATE")
-    statements: list[str] = []
-
-    def trace(sql: str) -> None:  # the service's first switch meets the lock
-        statements.append(sql)
-        if statements.count("PRAGMA journal_mode=WAL") == 2:
-            holder.execute("COMMIT")
-
-    connect = sqlite3.connect
-
-    def traced_connect(*args, **kwargs) -> sqlite3.Connection:
-        conn = connect(*args, **kwargs)
-        conn.set_trace_callback(trace)
-        return conn
-
-    monkeypatch.setattr(sqlite3, "connect", traced_connect)  # aiosqlite calls it
+    holder, statements = hold_write_lock(  # until the service's first switch met it
+        path, monkeypatch, lambda done: done.count("PRAGMA journal_mode=WAL") == 2
+    )
     service = DatabaseSessionService(f"sqlite+aiosqlite:///{path}")
     try:
         session = await service.create_session(app_name="app", user_id="u")

@@ -8,6 +8,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from sqlite_lock import hold_write_lock
 
 from pyadk import types
 from pyadk.agents.llm_agent import LlmAgent
@@ -139,23 +140,9 @@ async def test_first_save_waits_for_another_connection_switching_the_new_file_to
     # SQLite answers "database is locked" at once, busy_timeout or not, to a connection
     # switching a new file to WAL while another one (here: `holder`) has its write lock.
     path = tmp_path / "app.db"
-    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    holder.execute("BEGIN IMMEDIATE")
-    statements: list[str] = []
-
-    def trace(sql: str) -> None:  # the service's first statement meets the lock
-        statements.append(sql)
-        if len(statements) == 2:
-            holder.execute("COMMIT")
-
-    connect = sqlite3.connect
-
-    def traced_connect(*args, **kwargs) -> sqlite3.Connection:
-        conn = connect(*args, **kwargs)
-        conn.set_trace_callback(trace)
-        return conn
-
-    monkeypatch.setattr(sqlite3, "connect", traced_connect)
+    holder, statements = hold_write_lock(  # until the service's first statement met it
+        path, monkeypatch, lambda done: len(done) == 2
+    )
     sessions = SqliteSessionService(path)
     try:
         artifact = types.Part(text="x")
