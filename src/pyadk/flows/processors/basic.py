@@ -19,11 +19,12 @@ class BasicRequestProcessor(SilentRequestProcessor):
             set_field(llm_request, "model", agent.canonical_model.model)
             config = agent.generate_content_config
             if config:
-                set_field(llm_request, "config", copy_model(config))
-            elif "config" in llm_request.model_fields_set:  # not the request's own default
-                set_field(llm_request, "config", construct(types.GenerateContentConfig))
-            else:
-                llm_request.model_fields_set.add("config")
+                config = copy_model(config)
+            elif "config" in llm_request.model_fields_set:  # set before: start afresh
+                config = construct(types.GenerateContentConfig)
+            else:  # the request's own default config, new with the request
+                config = llm_request.config
+            set_field(llm_request, "config", config)
 
 
 request_processor = BasicRequestProcessor()
