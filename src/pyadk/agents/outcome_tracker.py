@@ -36,16 +36,18 @@ class OutcomeTracker:
     def observe(self, event: Event) -> None:
         """Takes one event of the run into account."""
         actions = event.actions
+        author = event.author
         if actions.escalate:
             self.saw_escalation = True
-            if event.author == self.agent_name:
+            if author == self.agent_name:
                 self.escalated = True
         outcome = actions.agent_outcome
         if outcome is not None:
-            if event.author == outcome.agent and outcome.agent in self.child_names:
-                self.child_outcomes[outcome.agent] = outcome
+            agent = outcome.agent
+            if author == agent and agent in self.child_names:
+                self.child_outcomes[agent] = outcome
             return
-        if event.author != self.agent_name or self.own_failure is not None or event.partial:
+        if author != self.agent_name or self.own_failure is not None or event.partial:
             return
         if event.error_code:
             self.own_failure = (

@@ -42,16 +42,21 @@ class Event(LlmResponse):
         as final; function calls/responses, partial chunks, trailing code-execution
         results and content-less outcome events (:meth:`is_outcome_event`) do not.
         """
-        if self.actions.skip_summarization or self.long_running_tool_ids:
+        actions = self.actions
+        if actions.skip_summarization or self.long_running_tool_ids:
             return True
-        if self.content is None and self.actions.agent_outcome is not None:
-            return False  # bookkeeping: how an agent run ended, not a response
-        return (
-            not self.get_function_calls()
-            and not self.get_function_responses()
-            and not self.partial
-            and not self.has_trailing_code_execution_result()
-        )
+        content = self.content
+        if content is None:  # an outcome event is bookkeeping, not a response
+            return actions.agent_outcome is None and not self.partial
+        if self.partial:
+            return False
+        parts = content.parts
+        if not parts:
+            return True
+        for part in parts:
+            if part.function_call is not None or part.function_response is not None:
+                return False
+        return parts[-1].code_execution_result is None
 
     def is_outcome_event(self) -> bool:
         """True for the content-less event that records how an agent run ended."""
@@ -59,20 +64,25 @@ class Event(LlmResponse):
 
     def get_function_calls(self) -> list[types.FunctionCall]:
         """The function calls in this event's content."""
-        if not self.content or not self.content.parts:
+        content = self.content
+        if content is None or not content.parts:
             return []
-        return [p.function_call for p in self.content.parts if p.function_call]
+        return [call for part in content.parts if (call := part.function_call) is not None]
 
     def get_function_responses(self) -> list[types.FunctionResponse]:
         """The function responses in this event's content."""
-        if not self.content or not self.content.parts:
+        content = self.content
+        if content is None or not content.parts:
             return []
-        return [p.function_response for p in self.content.parts if p.function_response]
+        return [
+            response for part in content.parts if (response := part.function_response) is not None
+        ]
 
     def has_trailing_code_execution_result(self) -> bool:
         """True when the last part is a code-execution result."""
-        if self.content and self.content.parts:
-            return self.content.parts[-1].code_execution_result is not None
+        content = self.content
+        if content is not None and content.parts:
+            return content.parts[-1].code_execution_result is not None
         return False
 
     @property

@@ -139,10 +139,12 @@ def _content(role: str | None, parts: list[types.Part]) -> types.Content:
 
 def _has_content(event: Event) -> bool:
     content = event.content
-    if content is None or not content.role or not content.parts:
+    if content is None or not content.role:
         return False
-    first = content.parts[0]
-    return not (first.text == "" and len(content.parts) == 1)
+    parts = content.parts
+    if not parts:
+        return False
+    return not (len(parts) == 1 and parts[0].text == "")
 
 
 def _current_turn_start(events: list[Event], agent_name: str) -> int:
@@ -204,30 +206,32 @@ _NO_IDS: frozenset[str] = frozenset()
 def _call_ids(event: Event) -> AbstractSet[str]:
     """The ids of the event's function calls (most events have none: one check)."""
     content = event.content
-    if content is None or not content.parts:
+    parts = content.parts if content is not None else None
+    if not parts:
         return _NO_IDS
     ids: set[str] | None = None
-    for part in content.parts:  # a loop, not a comprehension: most events have no call
+    for part in parts:  # a loop, not a comprehension: most events have no call
         call = part.function_call
-        if call is not None and call.id:
+        if call is not None and (call_id := call.id):
             if ids is None:
                 ids = set()
-            ids.add(call.id)
+            ids.add(call_id)
     return ids or _NO_IDS
 
 
 def _response_ids(event: Event) -> AbstractSet[str]:
     """The ids of the event's function responses."""
     content = event.content
-    if content is None or not content.parts:
+    parts = content.parts if content is not None else None
+    if not parts:
         return _NO_IDS
     ids: set[str] | None = None
-    for part in content.parts:
+    for part in parts:
         response = part.function_response
-        if response is not None and response.id:
+        if response is not None and (response_id := response.id):
             if ids is None:
                 ids = set()
-            ids.add(response.id)
+            ids.add(response_id)
     return ids or _NO_IDS
 
 
