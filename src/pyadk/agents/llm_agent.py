@@ -123,10 +123,11 @@ class LlmAgent(BaseAgent):
     @property
     def canonical_model(self) -> BaseLlm:
         """The model object this agent uses (own, inherited, or the default)."""
-        if isinstance(self.model, BaseLlm):
-            return self.model
-        if self.model:
-            return self._llm_for_name(self.model)
+        model = self.model
+        if isinstance(model, BaseLlm):
+            return model
+        if model:
+            return self._llm_for_name(model)
         ancestor = self.parent_agent
         while ancestor is not None:
             if isinstance(ancestor, LlmAgent) and ancestor.model:

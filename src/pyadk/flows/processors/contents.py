@@ -124,12 +124,13 @@ def _extend(
 
 
 def _as_model_content(event: Event, agent_name: str) -> types.Content:
-    assert event.content is not None
     if event.author not in ("user", agent_name):
         return _as_context(event)
+    content = event.content
+    assert content is not None
     # A new Content and parts list; the parts themselves are shared with the session.
     # The flow deep-copies them before user callbacks can see them.
-    return _content(event.content.role, list(event.content.parts or []))
+    return _content(content.role, list(content.parts or []))
 
 
 def _content(role: str | None, parts: list[types.Part]) -> types.Content:
@@ -156,10 +157,11 @@ def _current_turn_start(events: list[Event], agent_name: str) -> int:
 
 def _as_context(event: Event) -> types.Content:
     """Another agent's turn, rewritten as user-side context."""
-    assert event.content is not None
+    content = event.content
+    assert content is not None
     author = event.author
     parts = [_text_part("For context:")]
-    for part in event.content.parts or []:
+    for part in content.parts or []:
         if part.thought:
             continue
         if part.text:
