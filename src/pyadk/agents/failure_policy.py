@@ -80,9 +80,10 @@ async def run_in_order(
             logger.info("Agent %r raised; %s policy goes on", child.name, policy)
         if state.escalated:
             return
-        outcome = ctx.outcome_in_this_invocation(child.name)
-        if outcome is not None and outcome.failed and policy in ("stop", "skip_rest"):
-            state.stopped_by = outcome
+        if policy in ("stop", "skip_rest"):
+            outcome = ctx.outcome_in_this_invocation(child.name)
+            if outcome is not None and outcome.failed:
+                state.stopped_by = outcome
 
 
 async def run_detached(ctx: InvocationContext, agents: Sequence[BaseAgent]) -> None:
