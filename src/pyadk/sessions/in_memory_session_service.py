@@ -270,6 +270,24 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             if stored is not None and stored.lease_owner == owner:
                 stored.lease_owner, stored.lease_expires = None, 0.0
 
+    async def _claim_lease_and_append(
+        self, session: Session, owner: str, ttl: float, event: Event
+    ) -> bool:
+        """:meth:`_claim_lease`, and the turn's first event stored in the same locked
+        step. False when a subclass has its own :meth:`append_event` (which must see the
+        event): then only the lease is claimed, and the caller appends the event."""
+        if event.partial or type(self).append_event is not InMemorySessionService.append_event:
+            await self._claim_lease(session, owner, ttl)
+            return False
+        prepared = self._prepared(event)
+        with self._lock:
+            stored = self._stored(session)
+            self._check_writer(session, stored)
+            stored.lease_owner, stored.lease_expires = owner, time.time() + ttl
+            self._store(session, stored, event, prepared)
+        self._apply_to_session(session, event)
+        return True
+
     async def append_event(self, session: Session, event: Event) -> Event:
         """Stores a private copy of ``event`` (encoded) and applies it to ``session``.
 
@@ -278,54 +296,67 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         """
         if event.partial:
             return event
-        to_store = event
-        delta = event.actions.state_delta
-        scoped = None
-        if delta:  # the state shares nothing with the caller's event: values copied
-            scoped = split_scoped_state(delta, copy_value)
-            if sum(map(len, scoped)) != len(delta):  # temp: keys are not stored
-                to_store = _with_state_delta(event, self._persistable_delta(event))
-        kept = encode(to_store)
-        key = (session.app_name, session.user_id, session.id)
+        prepared = self._prepared(event)
         lease = session_lease(session)
         with self._lock:
-            stored = self._sessions.get(key)
+            stored = self._sessions.get((session.app_name, session.user_id, session.id))
             if stored is None:
                 stored = self._stored(session)  # raises SessionNotFoundError
-            seen = len(stored.events)
             if not (
                 lease is not None
                 and lease[0] == stored.lease_owner
-                and session_seq(session) == seen
+                and session_seq(session) == len(stored.events)
             ):  # else the turn's own writer, up to date: nothing to refuse
                 self._check_writer(session, stored)
-            if scoped is not None:
-                app_delta, user_delta, own = scoped
-                if app_delta:
-                    self._app_state.setdefault(session.app_name, {}).update(app_delta)
-                if user_delta:
-                    self._user_state.setdefault((session.app_name, session.user_id), {}).update(
-                        user_delta
-                    )
-                stored.state.update(own)
-            stored.events.append(kept)
-            stored.last_event_id = event.id
-            stored.last_update_time = event.timestamp
-            if self._cache.holds(key, stored.incarnation, seen):
-                # The cached view gets its own copy: never the caller's object, which
-                # the caller may still change.
-                self._cache.extend(
-                    key,
-                    stored.incarnation,
-                    seen,
-                    [copy_model(to_store)],
-                    update_time=event.timestamp,
-                )
+            self._store(session, stored, event, prepared)
             if lease is not None:
                 stored.lease_expires = time.time() + lease[1]
-            set_session_seq(session, seen + 1)
         self._apply_to_session(session, event)
         return event
+
+    def _prepared(self, event: Event) -> _Prepared:
+        """What storing ``event`` needs, made before taking the lock: the event as
+        stored (without ``temp:`` keys), its encoding, and its state delta split by
+        scope, the values copied (the state shares nothing with the caller's event)."""
+        to_store = event
+        delta = event.actions.state_delta
+        scoped = None
+        if delta:
+            scoped = split_scoped_state(delta, copy_value)
+            if sum(map(len, scoped)) != len(delta):  # temp: keys are not stored
+                to_store = _with_state_delta(event, self._persistable_delta(event))
+        return to_store, encode(to_store), scoped
+
+    def _store(
+        self, session: Session, stored: _StoredSession, event: Event, prepared: _Prepared
+    ) -> None:
+        """Stores a prepared event after the checks (under the lock)."""
+        to_store, kept, scoped = prepared
+        seen = len(stored.events)
+        if scoped is not None:
+            app_delta, user_delta, own = scoped
+            if app_delta:
+                self._app_state.setdefault(session.app_name, {}).update(app_delta)
+            if user_delta:
+                self._user_state.setdefault((session.app_name, session.user_id), {}).update(
+                    user_delta
+                )
+            stored.state.update(own)
+        stored.events.append(kept)
+        stored.last_event_id = event.id
+        stored.last_update_time = event.timestamp
+        key = (session.app_name, session.user_id, session.id)
+        if self._cache.holds(key, stored.incarnation, seen):
+            # The cached view gets its own copy: never the caller's object, which the
+            # caller may still change.
+            self._cache.extend(
+                key, stored.incarnation, seen, [copy_model(to_store)], update_time=event.timestamp
+            )
+        set_session_seq(session, seen + 1)
+
+
+_Prepared = tuple[Event, Encoded, "tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None"]
+"""An event ready to store: see :meth:`InMemorySessionService._prepared`."""
 
 
 def _decode(encoded: Encoded) -> Event:
