@@ -62,3 +62,19 @@ async def test_aiosqlite_first_connection_waits_for_another_switching_the_new_fi
         holder.close()
     first = statements.index("PRAGMA busy_timeout=30000")
     assert statements[first : first + 3] == [statements[first]] + ["PRAGMA journal_mode=WAL"] * 2
+
+
+async def test_aiosqlite_busy_timeout_follows_the_connect_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    path = tmp_path / "sessions.db"
+    # (the lock only to trace the statements: it is let go at the first one)
+    holder, statements = hold_write_lock(path, monkeypatch, lambda done: True)
+    service = DatabaseSessionService(f"sqlite+aiosqlite:///{path}", connect_args={"timeout": 2.5})
+    try:
+        await service.create_session(app_name="app", user_id="u")
+    finally:
+        await service.close()
+        holder.close()
+    assert "PRAGMA busy_timeout=2500" in statements
+    assert "PRAGMA busy_timeout=30000" not in statements

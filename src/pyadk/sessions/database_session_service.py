@@ -31,7 +31,8 @@ T = TypeVar("T")
 
 _DRIVERS = {"postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
 _SYNC_SQLITE = {"sqlite", "sqlite+pysqlite"}
-_SQLITE_BUSY_TIMEOUT = 30.0  # seconds a SQLite connection waits for another one's lock
+_SQLITE_BUSY_TIMEOUT = 30.0
+"""Default seconds a SQLite connection waits for another one's lock."""
 
 
 def async_url(url: str) -> str:
@@ -54,10 +55,10 @@ def _statement(sql: str) -> TextClause:
     return text(sql)
 
 
-def _prepare_sqlite(conn: sqlite3.Connection, path: str) -> None:
+def _prepare_sqlite(conn: sqlite3.Connection, path: str, timeout: float) -> None:
     """Sets a new SQLite connection's busy timeout, then switches the file to WAL."""
-    conn.execute(f"PRAGMA busy_timeout={int(_SQLITE_BUSY_TIMEOUT * 1000)}")
-    enable_wal(conn, path, _SQLITE_BUSY_TIMEOUT)
+    conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    enable_wal(conn, path, timeout)
 
 
 class _SaExecutor:
@@ -93,7 +94,9 @@ class DatabaseSessionService(SqlSessionService):
     crashed turn keeps its session; how long a turn waits for a session another turn
     holds). ``cached_events`` is how many decoded events of recently run sessions the
     service keeps, so that a turn reads only the events it has not seen (0: none).
-    Extra keyword arguments go to SQLAlchemy's ``create_async_engine``.
+    Extra keyword arguments go to SQLAlchemy's ``create_async_engine``. On SQLite, a
+    connection waits up to ``connect_args={"timeout": seconds}`` (default 30) for
+    another connection's lock.
     """
 
     def __init__(
@@ -146,6 +149,9 @@ class DatabaseSessionService(SqlSessionService):
         engine = create_async_engine(self.url, **self._engine_kwargs)
         if self.dialect == "sqlite":
             path = engine.url.database or ""
+            # sqlite3's own `timeout` connect argument, when given, is the busy timeout.
+            connect_args = self._engine_kwargs.get("connect_args") or {}
+            timeout = float(connect_args.get("timeout", _SQLITE_BUSY_TIMEOUT))
 
             @event.listens_for(engine.sync_engine, "connect")
             def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -154,7 +160,7 @@ class DatabaseSessionService(SqlSessionService):
                 # its own: run these there (`_execute`), so that waits for locks (up to
                 # busy_timeout) never hold up the event loop.
                 dbapi_connection.run_async(
-                    lambda driver: driver._execute(_prepare_sqlite, driver._conn, path)
+                    lambda driver: driver._execute(_prepare_sqlite, driver._conn, path, timeout)
                 )
 
             @event.listens_for(engine.sync_engine, "begin")
