@@ -47,3 +47,8 @@ class AgentTimeoutError(PyadkError, TimeoutError):
     def __init__(self, message: str, *, agent: str | None = None) -> None:
         super().__init__(message)
         self.agent = agent
+
+
+class ArtifactVersionConflictError(PyadkError, RuntimeError):
+    """A save lost the next version number to concurrent savers too many times in a
+    row; nothing was saved."""

@@ -13,6 +13,7 @@ from sqlite_lock import hold_write_lock
 from pyadk import types
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.artifacts import SqlArtifactService, sql_artifact_service
+from pyadk.errors import ArtifactVersionConflictError
 from pyadk.runners import Runner
 from pyadk.sessions import DatabaseSessionService, SqliteSessionService
 from pyadk.testing import ScriptedModel, function_call
@@ -172,7 +173,7 @@ async def test_a_save_that_keeps_losing_the_next_version_gives_up_with_a_clear_e
                 "CREATE TRIGGER lose BEFORE INSERT ON pyadk_artifacts BEGIN "
                 "INSERT INTO tries VALUES (1); SELECT RAISE(IGNORE); END;"
             )
-        with pytest.raises(RuntimeError) as caught:
+        with pytest.raises(ArtifactVersionConflictError) as caught:
             await service.save_artifact(**IDS, filename="log", artifact=types.Part(text="v1"))
         assert await service.list_versions(**IDS, filename="log") == [0]
     finally:

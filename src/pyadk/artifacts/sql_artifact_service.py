@@ -6,7 +6,7 @@ SQLite), so sessions and artifacts live in one file or one PostgreSQL database, 
 the table comes with the session schema's migrations. Each save is one transaction:
 a version appears whole or not at all, and concurrent savers (other processes or
 machines included) get distinct versions; a save that loses the next version to
-others 100 times in a row gives up with a ``RuntimeError``.
+others 100 times in a row gives up with ``ArtifactVersionConflictError``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 from pyadk import types
 from pyadk.artifacts.base_artifact_service import USER_NAMESPACE_PREFIX, BaseArtifactService
 from pyadk.artifacts.in_memory_artifact_service import _as_part, _check_filename
+from pyadk.errors import ArtifactVersionConflictError
 from pyadk.sessions._sql_schema import Executor
 from pyadk.sessions._sql_service import SqlSessionService
 
@@ -112,7 +113,7 @@ class SqlArtifactService(BaseArtifactService):
             version = await self._sessions._write(save)
             if version is not None:
                 return version
-        raise RuntimeError(
+        raise ArtifactVersionConflictError(
             f"Could not save artifact {filename!r} (app {app_name!r}, user {user_id!r}, "
             f"session {session_id!r}): concurrent savers took the next version in each of "
             f"{_SAVE_ATTEMPTS} attempts; nothing was saved."
