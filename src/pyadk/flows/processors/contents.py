@@ -207,33 +207,27 @@ _NO_IDS: frozenset[str] = frozenset()
 
 def _call_ids(event: Event) -> AbstractSet[str]:
     """The ids of the event's function calls (most events have none: one check)."""
-    content = event.content
-    parts = content.parts if content is not None else None
-    if not parts:
-        return _NO_IDS
-    ids: set[str] | None = None
-    for part in parts:  # a loop, not a comprehension: most events have no call
-        call = part.function_call
-        if call is not None and (call_id := call.id):
-            if ids is None:
-                ids = set()
-            ids.add(call_id)
-    return ids or _NO_IDS
+    return _part_ids(event, "function_call")
 
 
 def _response_ids(event: Event) -> AbstractSet[str]:
     """The ids of the event's function responses."""
+    return _part_ids(event, "function_response")
+
+
+def _part_ids(event: Event, field: str) -> AbstractSet[str]:
+    """The ids of the calls or responses (``field`` of each part) the event holds."""
     content = event.content
     parts = content.parts if content is not None else None
     if not parts:
         return _NO_IDS
     ids: set[str] | None = None
-    for part in parts:
-        response = part.function_response
-        if response is not None and (response_id := response.id):
+    for part in parts:  # a loop, not a comprehension: most events have none
+        item = getattr(part, field)
+        if item is not None and (item_id := item.id):
             if ids is None:
                 ids = set()
-            ids.add(response_id)
+            ids.add(item_id)
     return ids or _NO_IDS
 
 
