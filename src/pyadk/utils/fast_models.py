@@ -26,7 +26,12 @@ _M = TypeVar("_M", bound=BaseModel)
 _LEAVES = frozenset({str, int, float, bool, bytes, type(None), frozenset})
 
 _new = object.__new__
-_set = object.__setattr__
+# BaseModel's slots, set through their descriptors: a C call each, without
+# ``object.__setattr__``'s lookup of the name.
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 _Builder = Callable[[dict[str, Any]], Any]
@@ -42,7 +47,10 @@ def _builder(cls: type[BaseModel]) -> _Builder:
     namespace: dict[str, Any] = {
         "cls": cls,
         "new": _new,
-        "setattr": _set,
+        "set_dict": _set_dict,
+        "set_fields_set": _set_fields_set,
+        "set_extra": _set_extra,
+        "set_private": _set_private,
         "private_defaults": _private_defaults,
         "static": static,
     }
@@ -71,10 +79,10 @@ def _builder(cls: type[BaseModel]) -> _Builder:
     lines += [
         "    data.update(values)",
         "    model = new(cls)",
-        "    setattr(model, '__dict__', data)",
-        "    setattr(model, '__pydantic_fields_set__', set(values))",
-        "    setattr(model, '__pydantic_extra__', None)",
-        f"    setattr(model, '__pydantic_private__', {private})",
+        "    set_dict(model, data)",
+        "    set_fields_set(model, set(values))",
+        "    set_extra(model, None)",
+        f"    set_private(model, {private})",
         "    return model",
     ]
     exec("\n".join(lines), namespace)  # the code holds only field names, as literals
@@ -125,10 +133,10 @@ def assembled(cls: type[_M], data: dict[str, Any], fields_set: set[str]) -> _M:
     """A ``cls`` object whose ``__dict__`` is ``data`` (every field, nothing else) and
     whose set fields are ``fields_set``; a plain model class (no private attributes)."""
     new: _M = _new(cls)
-    _set(new, "__dict__", data)
-    _set(new, "__pydantic_fields_set__", fields_set)
-    _set(new, "__pydantic_extra__", None)
-    _set(new, "__pydantic_private__", None)
+    _set_dict(new, data)
+    _set_fields_set(new, fields_set)
+    _set_extra(new, None)
+    _set_private(new, None)
     return new
 
 
@@ -137,16 +145,14 @@ def copy_model(model: _M) -> _M:
     immutable values."""
     new = _new(type(model))
     leaves = _LEAVES
-    _set(
-        new,
-        "__dict__",
-        {k: v if type(v) in leaves else copy_value(v) for k, v in model.__dict__.items()},
+    _set_dict(
+        new, {k: v if type(v) in leaves else copy_value(v) for k, v in model.__dict__.items()}
     )
-    _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    _set_fields_set(new, set(model.__pydantic_fields_set__))
     extra = model.__pydantic_extra__
-    _set(new, "__pydantic_extra__", None if extra is None else copy_value(extra))
+    _set_extra(new, None if extra is None else copy_value(extra))
     private = model.__pydantic_private__
-    _set(new, "__pydantic_private__", None if private is None else copy.deepcopy(private))
+    _set_private(new, None if private is None else copy.deepcopy(private))
     return new
 
 
