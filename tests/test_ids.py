@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import uuid
 
-from pyadk.utils.ids import new_uuid4
+from pyadk.utils.ids import new_uuid4, random_uuid4
 
 
 def _ids_in_child(queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
@@ -34,3 +34,15 @@ def test_a_forked_child_draws_its_own_ids() -> None:
 
     assert not set(child_ids) & set(parent_after)
     assert child_ids[0][:24] != parent_before[:24]  # a new random prefix, not the parent's
+
+
+def test_random_ids_are_uuid4_strings_with_nothing_shared() -> None:
+    ids = [random_uuid4() for _ in range(2_000)]
+
+    assert len(set(ids)) == len(ids)
+    for value in ids:
+        parsed = uuid.UUID(value)
+        assert str(parsed) == value
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+    # Unlike new_uuid4, no prefix is shared: the first 8 characters vary.
+    assert len({value[:8] for value in ids}) > 1_900

@@ -15,7 +15,6 @@ import abc
 import functools
 import json
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -35,6 +34,7 @@ from pyadk.sessions.base_session_service import set_session_seq as _set_seq
 from pyadk.sessions.errors import foreign_session_error
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
+from pyadk.utils.ids import random_uuid4
 
 T = TypeVar("T")
 
@@ -94,7 +94,7 @@ class SqlSessionService(LeasedTurns, BaseSessionService, abc.ABC):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        sid = (session_id or "").strip() or str(uuid.uuid4())
+        sid = (session_id or "").strip() or random_uuid4()
         kept = {k: v for k, v in (state or {}).items() if not k.startswith(State.TEMP_PREFIX)}
         encoded = store.encode_state(kept)
         now = time.time()

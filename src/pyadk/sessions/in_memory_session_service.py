@@ -14,7 +14,6 @@ import copy
 import itertools
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +39,7 @@ from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
 from pyadk.sessions.state_scopes import merge_scoped_state, split_scoped_state
 from pyadk.utils.fast_models import construct, copy_model, copy_value
+from pyadk.utils.ids import random_uuid4
 
 DEFAULT_CACHED_EVENTS = 1_000
 """Default ``cached_events`` of :class:`InMemorySessionService` (3-4 MiB of decoded
@@ -105,7 +105,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        sid = (session_id or "").strip() or str(uuid.uuid4())
+        sid = (session_id or "").strip() or random_uuid4()
         key = (app_name, user_id, sid)
         app_delta, user_delta, own = split_scoped_state(state or {}, copy_value)
         with self._lock:
