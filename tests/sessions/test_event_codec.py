@@ -7,6 +7,7 @@ or with other decodes of it.
 
 from __future__ import annotations
 
+import array
 import datetime
 import enum
 import math
@@ -274,3 +275,137 @@ def test_a_plain_field_holding_a_tuple_or_containers_comes_back_as_it_was():
     assert decoded.model_version == ("m", 1)
     assert decoded.long_running_tool_ids == {"c-1", "c-2"}
     assert decoded.long_running_tool_ids is not event.long_running_tool_ids
+
+
+class Label(str):
+    """A str subclass: marshal refuses it, so it is kept aside, its class kept."""
+
+
+class Coded(enum.Enum):
+    """An enum whose values are not leaves."""
+
+    PAIR = (1, 2)
+
+
+class Flagged(BaseModel):
+    colour: OutcomeStatus | None = None
+    mode: Coded | None = None
+
+
+def test_the_same_classes_with_different_fields_sets_come_back_each_with_its_own():
+    events = [
+        Event(author="a"),
+        Event(author="a", branch="b"),
+        Event(author="a", branch="b", invocation_id="i"),
+        Event(author="a", branch="b"),  # a fields set seen before
+        Event.model_construct(),  # nothing set
+    ]
+    for _ in range(2):
+        for event in events:
+            roundtrip(event)
+    event = Event(author="a")
+    event.branch = "later"  # marks the field set
+    assert "branch" in roundtrip(event).model_fields_set
+
+
+def test_a_fields_set_with_a_name_that_is_not_a_field_keeps_the_model_aside():
+    event = Event(author="a", content=types.ModelContent("hi"))
+    event.content.parts[0].__pydantic_fields_set__.add("not_a_field")
+    encoded = encode(event)
+    assert isinstance(encoded, Aside)
+    decoded = decode(encoded, Event)
+    assert decoded == event and "not_a_field" in decoded.content.parts[0].model_fields_set
+
+
+def test_an_event_whose_dict_is_not_exactly_its_fields_is_deep_copied_whole():
+    event = Event(author="a", content=types.ModelContent("hi"))
+    event.__dict__["stray"] = [1]
+    encoded = encode(event)
+    assert isinstance(encoded, Aside)
+    decoded = decode(encoded, Event)
+    assert decoded.__dict__["stray"] == [1] and decoded.__dict__["stray"] is not event.stray
+
+
+def test_fields_are_read_by_name_whatever_the_order_of_the_dict():
+    event = Event(author="a", branch="b", content=types.ModelContent("hi"))
+    event.__dict__ = dict(reversed(event.__dict__.items()))
+    decoded = roundtrip(event)
+    assert decoded.branch == "b" and decoded.content.text == "hi"
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3])
+def test_contents_with_any_number_of_parts_come_back_unchanged(count):
+    parts = [types.Part(text=f"t{i}") for i in range(count - 1)]
+    if count:
+        parts.append(types.Part(function_call=types.FunctionCall(name="f", args={"x": 1})))
+    decoded = roundtrip(Event(author="a", content=types.Content(role="model", parts=parts)))
+    assert len(decoded.content.parts) == count
+
+
+def test_parts_that_are_not_a_list_of_models_come_back_unchanged():
+    event = Event(author="a", content=types.ModelContent("hi"))
+    event.content.parts = (types.Part(text="in a tuple"),)  # type: ignore[assignment]
+    assert type(roundtrip(event).content.parts) is tuple
+    event.content.parts = [types.Part(text="p"), {"not": "a part"}]  # type: ignore[list-item]
+    assert roundtrip(event).content.parts[1] == {"not": "a part"}
+
+
+def test_enum_fields_come_back_as_the_same_members_or_whatever_else_they_hold():
+    for _ in range(2):  # the second time, from the encodings remembered
+        event = Event(author="a", finish_reason=types.FinishReason.STOP)
+        assert roundtrip(event).finish_reason is types.FinishReason.STOP
+        flagged = Flagged(colour=OutcomeStatus.FAILURE, mode=Coded.PAIR)
+        decoded = roundtrip(Event(author="a", custom_metadata={"f": flagged}))
+        got = decoded.custom_metadata["f"]
+        assert got.colour is OutcomeStatus.FAILURE and got.mode is Coded.PAIR
+    event = Event(author="a")
+    event.finish_reason = "STOP"  # type: ignore[assignment]
+    assert type(roundtrip(event).finish_reason) is str
+    event.finish_reason = Ticket(title="t")  # type: ignore[assignment]
+    assert type(roundtrip(event).finish_reason) is Ticket
+
+
+def test_containers_of_leaves_of_any_size_come_back_exact_and_unshared():
+    values = [True, 1, 1.0, -0.0, math.inf, 1e-310, "1", b"1", None]
+    big = {f"k{i}": v for i, v in enumerate(values)} | {1: "int key"}
+    delta = {
+        "big": big,
+        "keys": {1: "a", 2.5: "b", b"c": "c", None: "d", False: "e"},
+        "list": list(values),
+        "tuple": tuple(values),
+        "set": {1, "a", 2.5},
+        "nested": {"a": [{"b": (1, [2])}], "c": {"d": frozenset({1})}, "e": 1, "f": 2},
+    }
+    event = Event(author="a", actions=EventActions(state_delta=delta))
+    encoded = encode(event)
+    first, second = decode(encoded, Event), decode(encoded, Event)
+    for decoded in (first, second):
+        got = decoded.actions.state_delta
+        assert_exact(decoded, event)
+        assert [type(v) for v in got["big"].values()] == [type(v) for v in big.values()]
+        assert [type(k) for k in got["keys"]] == [type(k) for k in delta["keys"]]
+        assert [type(v) for v in got["list"]] == [type(v) for v in values]
+        assert math.copysign(1.0, got["big"]["k3"]) == -1.0 and got["big"]["k5"] == 1e-310
+        assert type(got["tuple"]) is tuple and type(got["nested"]["a"][0]["b"]) is tuple
+        assert got["big"] is not big and got["list"] is not delta["list"]
+    first.actions.state_delta["big"]["k0"] = "changed"
+    first.actions.state_delta["list"].append(0)
+    assert second.actions.state_delta["big"]["k0"] is True
+    assert second.actions.state_delta["list"] == values and big["k0"] is True
+
+
+def test_dicts_holding_values_marshal_would_change_or_refuse_come_back_unchanged():
+    delta = {
+        "label": {"a": Label("x"), "b": 1, "c": 2, "d": 3},
+        "label key": {Label("k"): 1, "b": 1, "c": 2, "d": 3},
+        "buffer": {"a": bytearray(b"x"), "b": 1, "c": 2, "d": 3},
+        "array": [array.array("b", [1, 2])],
+        "small": {"a": Label("y")},
+        "point": {"a": Point(1, [2]), "b": 1, "c": 2, "d": 3},
+    }
+    decoded = roundtrip(Event(author="a", actions=EventActions(state_delta=delta)))
+    got = decoded.actions.state_delta
+    assert type(got["label"]["a"]) is Label and type(next(iter(got["label key"]))) is Label
+    assert type(got["buffer"]["a"]) is bytearray and type(got["small"]["a"]) is Label
+    assert type(got["array"][0]) is array.array
+    assert got["point"]["a"] == Point(1, [2])

@@ -23,7 +23,11 @@ Class ids index a table of this process: the encoding is for memory, not for dis
 Neither function validates: the values are the framework's own, already validated.
 Each model class gets its own encoding and decoding functions, generated on first use,
 that read the fields by name in straight-line code (this runs for every event a turn
-stores).
+stores). Other values are walked in Python, except that a list, tuple or set, or a dict
+of 4 items or more, is first checked in C for holding only leaves, and an enum member's
+encoding is remembered. (Handing a whole dict of plain data to a nested ``marshal``
+call is not exact without that walk: ``marshal`` writes any buffer, a ``bytearray`` or
+``memoryview``, as ``bytes``.)
 """
 
 from __future__ import annotations
@@ -42,13 +46,20 @@ from pyadk.sessions._codec_layouts import (
     Layout,
     class_id,
     classes,
+    direct,
     ids,
+    members,
+    remember,
 )
 from pyadk.utils.fast_models import assembled, copy_model, copy_value
 
 _M = TypeVar("_M", bound=BaseModel)
 
 _SETS = (set, frozenset)
+
+_CHECKED_IN_C = 4
+"""From this size on, a dict is first checked in C for holding only leaves (cheaper than
+the walk from there; a list is always checked first)."""
 
 _MARSHAL_VERSION = 2
 """Format 2 keeps no table of the objects written (3 and 4 do, to share repeated ones):
@@ -74,13 +85,14 @@ class _Encoder:
 
     The result may share containers of leaves with the model: ``marshal`` only reads
     them, and the bytes it writes share nothing. A ``strict`` encoder takes no field as
-    it is: for models whose fields hold values their annotations do not admit."""
+    it is: for models whose fields hold values their annotations do not admit.
 
-    __slots__ = ("aside", "strict")
+    No ``__init__`` and no slots: an encoder is made for each event, and this is the
+    cheapest object to make."""
 
-    def __init__(self, strict: bool = False) -> None:
-        self.aside: list[Any] = []
-        self.strict = strict
+    strict = False
+    aside: list[Any] | None = None
+    """The values kept aside (a list of this encoder's own once one is)."""
 
     def model(self, model: BaseModel) -> Any:
         """Encodes a model (anything else goes to :meth:`value`)."""
@@ -112,6 +124,10 @@ class _Encoder:
         if kind is dict:
             if not value:
                 return value  # marshal only reads it
+            if len(value) >= _CHECKED_IN_C and (
+                leaves.issuperset(map(type, value.values())) and leaves.issuperset(map(type, value))
+            ):
+                return value  # of leaves only: marshal only reads it
             out = {}
             for k, v in value.items():
                 if type(k) not in leaves:
@@ -119,8 +135,13 @@ class _Encoder:
                 out[k] = v if type(v) in leaves else self.value(v)
             return out
         if kind is list:
+            if leaves.issuperset(map(type, value)):
+                return value
             encode = self.value
             return [v if type(v) in leaves else encode(v) for v in value]
+        code = members.get(id(value))  # an enum member seen before
+        if code is not None:
+            return code
         cid = ids.get(kind)  # a model or enum class seen before
         if cid is None:
             if isinstance(value, BaseModel):
@@ -131,27 +152,49 @@ class _Encoder:
             if type(classes[cid]) is Layout:
                 return self.model(value)
             member = value._value_  # not .value: a descriptor call
-            return (cid, member if type(member) in leaves else self.value(member))
+            if type(member) in leaves:
+                code = (cid, member)
+                remember(value, code)
+                return code
+            return (cid, self.value(member))
         if kind is tuple:
+            if leaves.issuperset(map(type, value)):
+                return (TUPLE, *value)
             encode = self.value
             return (TUPLE, *[encode(v) for v in value])
-        if kind in _SETS and all(type(v) in leaves for v in value):
+        if kind in _SETS and leaves.issuperset(map(type, value)):
             return value
         return self.keep(copy_value(value))
 
     def keep(self, value: Any) -> tuple[int, int]:
         """Keeps ``value`` (a private deep copy) aside."""
-        self.aside.append(value)
-        return (ASIDE, len(self.aside) - 1)
+        aside = self.aside
+        if aside is None:
+            aside = self.aside = []
+        aside.append(value)
+        return (ASIDE, len(aside) - 1)
+
+
+class _StrictEncoder(_Encoder):
+    strict = True
 
 
 def encode(model: BaseModel) -> Encoded:
     """``model`` (an event) in compact form; shares nothing mutable with it."""
     encoder = _Encoder()
     try:
-        data = marshal.dumps(encoder.model(model), _MARSHAL_VERSION)
+        top = direct.get(type(model))  # what encoder.model() would call, looked up once
+        if top is None:
+            tree = encoder.model(model)
+        else:
+            try:
+                tree = top(model, encoder.value, encoder.model)
+            except KeyError:  # as in encoder.model()
+                encoder = _Encoder()
+                tree = encoder.keep(copy_model(model))
+        data = marshal.dumps(tree, _MARSHAL_VERSION)
     except ValueError:  # a field typed for plain values holds something marshal refuses
-        encoder = _Encoder(strict=True)
+        encoder = _StrictEncoder()
         data = marshal.dumps(encoder.model(model), _MARSHAL_VERSION)
     return Aside(data, tuple(encoder.aside)) if encoder.aside else data
 
