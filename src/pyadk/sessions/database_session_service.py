@@ -55,10 +55,14 @@ def _statement(sql: str) -> TextClause:
     return text(sql)
 
 
-def _prepare_sqlite(conn: sqlite3.Connection, path: str, timeout: float) -> None:
-    """Sets a new SQLite connection's busy timeout, then switches the file to WAL."""
-    conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
-    enable_wal(conn, path, timeout)
+def _switch_to_wal(args: Sequence[Any], kwargs: dict[str, Any], path: str) -> None:
+    """Opens the SQLite database with ``sqlite3.connect(*args, **kwargs)`` (whose
+    ``timeout`` is the busy timeout) and switches it to WAL, then closes it."""
+    conn = sqlite3.connect(*args, **kwargs)
+    try:
+        enable_wal(conn, path, float(kwargs["timeout"]))
+    finally:
+        conn.close()
 
 
 class _SaExecutor:
@@ -94,8 +98,9 @@ class DatabaseSessionService(SqlSessionService):
     crashed turn keeps its session; how long a turn waits for a session another turn
     holds). ``cached_events`` is how many decoded events of recently run sessions the
     service keeps, so that a turn reads only the events it has not seen (0: none).
-    Extra keyword arguments go to SQLAlchemy's ``create_async_engine``. On SQLite, a
-    connection waits up to ``connect_args={"timeout": seconds}`` (default 30) for
+    Extra keyword arguments go to SQLAlchemy's ``create_async_engine``. On SQLite, the
+    database is switched to WAL on first use, and a connection waits up to
+    ``connect_args={"timeout": seconds}`` (or the URL's ``?timeout=``; default 30) for
     another connection's lock.
     """
 
@@ -148,20 +153,15 @@ class DatabaseSessionService(SqlSessionService):
 
         engine = create_async_engine(self.url, **self._engine_kwargs)
         if self.dialect == "sqlite":
-            path = engine.url.database or ""
-            # sqlite3's own `timeout` connect argument, when given, is the busy timeout.
-            connect_args = self._engine_kwargs.get("connect_args") or {}
-            timeout = float(connect_args.get("timeout", _SQLITE_BUSY_TIMEOUT))
+
+            @event.listens_for(engine.sync_engine, "do_connect")
+            def _on_do_connect(_dialect: Any, _record: Any, _args: Any, kwargs: Any) -> None:
+                # sqlite3's `timeout` (from connect_args or the URL) is the busy timeout.
+                kwargs.setdefault("timeout", _SQLITE_BUSY_TIMEOUT)
 
             @event.listens_for(engine.sync_engine, "connect")
             def _on_connect(dbapi_connection: Any, _record: Any) -> None:
                 dbapi_connection.isolation_level = None  # we send BEGIN ourselves
-                # aiosqlite (`driver`) runs its sqlite3 connection (`_conn`) in a thread of
-                # its own: run these there (`_execute`), so that waits for locks (up to
-                # busy_timeout) never hold up the event loop.
-                dbapi_connection.run_async(
-                    lambda driver: driver._execute(_prepare_sqlite, driver._conn, path, timeout)
-                )
 
             @event.listens_for(engine.sync_engine, "begin")
             def _on_begin(conn: Any) -> None:
@@ -169,9 +169,26 @@ class DatabaseSessionService(SqlSessionService):
 
         return engine
 
+    async def _prepare_sqlite(self, engine: AsyncEngine) -> None:
+        """Switches the SQLite database to WAL before ``engine`` opens it: the mode is kept
+        in the file, so every connection opened afterwards uses it. This runs in a plain
+        ``sqlite3`` connection in a worker thread, as the engine would open it."""
+        if "async_creator" in self._engine_kwargs:
+            return  # the caller opens the connections
+        args, url_kwargs = engine.dialect.create_connect_args(engine.url)
+        kwargs = {**url_kwargs, **(self._engine_kwargs.get("connect_args") or {})}
+        for aiosqlite_only in ("iter_chunk_size", "loop"):
+            kwargs.pop(aiosqlite_only, None)
+        kwargs.setdefault("timeout", _SQLITE_BUSY_TIMEOUT)
+        kwargs["isolation_level"] = None
+        path = engine.url.database or ":memory:"
+        await asyncio.to_thread(_switch_to_wal, args, kwargs, path)
+
     async def _run(self, fn: Callable[[Executor], T], *, read_only: bool) -> T:
         engine = self._engine()
         if not self._migrated:
+            if self.dialect == "sqlite":
+                await self._prepare_sqlite(engine)
             async with engine.begin() as conn:
                 await conn.run_sync(lambda sync: migrate(_SaExecutor(sync, self.dialect)))
             self._migrated = True
