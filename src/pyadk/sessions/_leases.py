@@ -5,6 +5,10 @@ store operations of :class:`LeaseStore` (claim, renew, release). This module hol
 every such service shares: the lease's life in a turn (claimed on enter, waiting by
 polling, renewed by a timer, released on exit), the turns of this process that hold a
 lease, and the rule deciding why a write was refused.
+
+A store whose every lease holder is a turn of this process (``_renews_own_leases``, the
+in-memory service) needs no timer: it asks :func:`turn_is_live` whether the holder of a
+lease still runs, and renews the lease of a live one itself when it judges it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import time
 import weakref
 from collections.abc import Coroutine
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pyadk.sessions.errors import (
     SessionBusyError,
@@ -111,6 +115,11 @@ class LeasedTurns:
     lease_ttl: float
     lease_wait: float
 
+    _renews_own_leases: ClassVar[bool] = False
+    """True for a store whose every lease holder is a turn of this process: it judges a
+    stored lease by its holder (:func:`turn_is_live`: a live turn's lease does not
+    expire), and its turns run no renewal timer. False: turns renew their leases."""
+
     async def _claim_lease_and_append(
         self, session: Session, owner: str, ttl: float, event: Event
     ) -> bool:
@@ -148,6 +157,7 @@ class LeasedTurns:
             ttl=self.lease_ttl if ttl is None else ttl,
             wait=self.lease_wait if wait is None else wait,
             first_event=first_event,
+            renew=not self._renews_own_leases,
         )
 
 
@@ -177,6 +187,20 @@ def mark_turn_ending(session: Session) -> None:
         turn._ending = True
 
 
+def turn_is_live(owner: str) -> bool:
+    """Whether ``owner`` is a turn of this process that still holds its lease: entered,
+    not finished, not garbage-collected, and its event loop running (blocked in a long
+    call included; a loop that stopped or closed runs the turn no more).
+
+    Exactly the turns whose renewal timer would still fire, less those only that timer
+    kept alive. Safe from any thread."""
+    turn = _open_turns.get(owner)
+    if turn is None or turn._done:
+        return False
+    loop = turn._loop
+    return loop is not None and loop.is_running()
+
+
 async def release_open_turns(store: LeaseStore) -> None:
     """Releases the leases that turns of ``store`` still hold (when it closes), so that
     a turn abandoned by its caller does not keep its session busy for the lease ttl."""
@@ -187,7 +211,10 @@ async def release_open_turns(store: LeaseStore) -> None:
 
 
 class _LeasedTurn:
-    """A turn lease: claimed on enter (waiting up to ``wait`` s), renewed, released."""
+    """A turn lease: claimed on enter (waiting up to ``wait`` s), renewed, released.
+
+    ``renew=False``: no renewal timer (the store renews the leases of live turns itself,
+    see :func:`turn_is_live`)."""
 
     _FIRST_POLL = 0.02
     _MAX_POLL = 0.5
@@ -201,6 +228,7 @@ class _LeasedTurn:
         ttl: float,
         wait: float,
         first_event: Event | None = None,
+        renew: bool = True,
     ) -> None:
         _check_policy(ttl, wait)
         self._store = store
@@ -209,6 +237,7 @@ class _LeasedTurn:
         self._owner = f"{invocation_id}/{_PROCESS_TAG}{next(_turn_numbers)}"
         self._ttl = ttl
         self._wait = wait
+        self._renew_by_timer = renew
         self._loop: asyncio.AbstractEventLoop | None = None
         self._renewal: asyncio.TimerHandle | asyncio.Task[None] | None = None
         self._ending = False  # its caller stopped reading: it is being closed
@@ -246,10 +275,11 @@ class _LeasedTurn:
                 await asyncio.sleep(min(poll, left, max(busy.retry_after or poll, 0.001)))
                 poll = min(poll * 2, self._MAX_POLL)
         object.__setattr__(self._session, _LEASE_ATTR, (self._owner, self._ttl))
+        self._loop = loop  # before it is registered: turn_is_live reads it
         with _open_turns_lock:
             _open_turns[self._owner] = self
-        self._loop = loop
-        self._schedule_renewal()
+        if self._renew_by_timer:
+            self._schedule_renewal()
         if self._first_event is not None and not appended:
             try:
                 await self._store.append_event(self._session, self._first_event)

@@ -23,6 +23,7 @@ from pyadk.sessions._leases import (
     DEFAULT_LEASE_TTL,
     LeasedTurns,
     session_lease,
+    turn_is_live,
     writer_refusal,
 )
 from pyadk.sessions._run_cache import Incarnation, RunCache, View
@@ -61,6 +62,9 @@ class _StoredSession:
     last_update_time: float = field(default_factory=time.time)
     lease_owner: str | None = None
     lease_expires: float = 0.0
+    """When the lease expires unless its holder still runs (see ``_check_writer``)."""
+    lease_ttl: float = 0.0
+    """The ttl the lease was claimed with."""
 
 
 class InMemorySessionService(LeasedTurns, BaseSessionService):
@@ -78,8 +82,14 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
     services, it refuses appends from a session object that missed other appends
     (``StaleSessionError``) and gives a turn (:meth:`turn`) the session to itself
     (``SessionBusyError`` for others); ``lease_ttl`` and ``lease_wait`` are the
-    defaults of :meth:`turn`.
+    defaults of :meth:`turn`. Every lease is held by a turn of this process, so none
+    needs a renewal timer: the lease of a turn still running never expires (even while
+    a long call blocks its event loop); that of a turn gone without releasing it (its
+    event loop stopped or closed) expires ``lease_ttl`` seconds after it was last
+    claimed, appended to or seen held.
     """
+
+    _renews_own_leases = True
 
     def __init__(
         self,
@@ -234,15 +244,22 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         return len(stored.events)
 
     def _check_writer(self, session: Session, stored: _StoredSession) -> None:
-        """Raises (SessionBusyError, StaleSessionError) unless ``session`` may append."""
+        """Raises (SessionBusyError, StaleSessionError) unless ``session`` may append.
+
+        The lease of a turn still running is renewed first (its turns run no renewal
+        timer): it is judged, and reported, as if renewed just now."""
+        now = time.time()
+        owner = stored.lease_owner
+        if owner is not None and turn_is_live(owner):
+            stored.lease_expires = now + stored.lease_ttl
         refusal = writer_refusal(
             session.app_name,
             session.user_id,
             session.id,
             lease=session_lease(session),
-            owner=stored.lease_owner,
+            owner=owner,
             expires=stored.lease_expires,
-            now=time.time(),
+            now=now,
             expected_seq=self._seen(session, stored),
             actual_seq=len(stored.events),
         )
@@ -255,13 +272,14 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             self._check_writer(session, stored)
             set_session_seq(session, len(stored.events))
             stored.lease_owner, stored.lease_expires = owner, time.time() + ttl
+            stored.lease_ttl = ttl
 
     async def _renew_lease(self, session: Session, owner: str, ttl: float) -> bool:
         with self._lock:
             stored = self._sessions.get((session.app_name, session.user_id, session.id))
             if stored is None or stored.lease_owner != owner:
                 return False
-            stored.lease_expires = time.time() + ttl
+            stored.lease_expires, stored.lease_ttl = time.time() + ttl, ttl
             return True
 
     async def _release_lease(self, session: Session, owner: str) -> None:
@@ -284,6 +302,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             stored = self._stored(session)
             self._check_writer(session, stored)
             stored.lease_owner, stored.lease_expires = owner, time.time() + ttl
+            stored.lease_ttl = ttl
             self._store(session, stored, event, prepared)
         self._apply_to_session(session, event)
         return True
