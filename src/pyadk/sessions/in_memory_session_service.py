@@ -66,6 +66,10 @@ class _StoredSession:
     lease_ttl: float = 0.0
     """The ttl the lease was claimed with."""
 
+    def hold(self, owner: str, ttl: float) -> None:
+        """Gives the lease to ``owner`` (again) for ``ttl`` seconds from now."""
+        self.lease_owner, self.lease_expires, self.lease_ttl = owner, time.time() + ttl, ttl
+
 
 class InMemorySessionService(LeasedTurns, BaseSessionService):
     """Keeps sessions in memory.
@@ -271,15 +275,14 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             stored = self._stored(session)
             self._check_writer(session, stored)
             set_session_seq(session, len(stored.events))
-            stored.lease_owner, stored.lease_expires = owner, time.time() + ttl
-            stored.lease_ttl = ttl
+            stored.hold(owner, ttl)
 
     async def _renew_lease(self, session: Session, owner: str, ttl: float) -> bool:
         with self._lock:
             stored = self._sessions.get((session.app_name, session.user_id, session.id))
             if stored is None or stored.lease_owner != owner:
                 return False
-            stored.lease_expires, stored.lease_ttl = time.time() + ttl, ttl
+            stored.hold(owner, ttl)
             return True
 
     async def _release_lease(self, session: Session, owner: str) -> None:
@@ -301,8 +304,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         with self._lock:
             stored = self._stored(session)
             self._check_writer(session, stored)
-            stored.lease_owner, stored.lease_expires = owner, time.time() + ttl
-            stored.lease_ttl = ttl
+            stored.hold(owner, ttl)
             self._store(session, stored, event, prepared)
         self._apply_to_session(session, event)
         return True
@@ -329,7 +331,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
                 self._check_writer(session, stored)
             self._store(session, stored, event, prepared)
             if lease is not None:
-                stored.lease_expires = time.time() + lease[1]
+                stored.hold(*lease)  # an append renews its turn's lease
         self._apply_to_session(session, event)
         return event
 
