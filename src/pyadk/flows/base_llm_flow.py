@@ -64,20 +64,73 @@ class BaseLlmFlow:
 
     async def run_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Runs steps until a final response (or the invocation ends); the agent's final
-        answer is stored under its ``output_key`` before it is yielded."""
+        answer is stored under its ``output_key`` before it is yielded.
+
+        A step: the request is built, the model called, each response yielded as an
+        event, its function calls executed (their response yielded) and a transfer
+        followed. The steps run inline (not as a generator of their own: one layer less
+        for every event to pass through); every event goes through :func:`_seen` first.
+        """
         agent = ctx.agent
         output_agent = agent if isinstance(agent, LlmAgent) and agent.output_key else None
         while True:
             last_event: Event | None = None
-            step = self._run_one_step_async(ctx)
-            try:  # aclosing(), without its three calls per step
-                async for event in step:
-                    last_event = event
-                    if output_agent is not None:
-                        output_agent._maybe_save_output_to_state(event)
-                    yield event
+            llm_request = construct(LlmRequest)
+            if self._all_silent():
+                await self._preprocess_silently(ctx, llm_request)
+            else:
+                async with aclosing(self._preprocess_async(ctx, llm_request)) as events:
+                    async for event in events:
+                        yield (last_event := _seen(event, output_agent))
+            if ctx.end_invocation:
+                return
+            response_event = construct(
+                Event, invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch
+            )
+            chunk_actions = _ChunkActions()
+            responses = self._plain_model_call(ctx, llm_request)
+            if responses is None:
+                responses = self._call_llm_async(ctx, llm_request, response_event)
+            tracer = get_tracer()
+            if tracer is not None:
+                responses = trace_llm_call(responses, tracer, ctx, llm_request, response_event)
+            try:
+                async for llm_response in responses:
+                    if self.response_processors:
+                        async with aclosing(self._postprocess_async(ctx, llm_response)) as events:
+                            async for event in events:
+                                yield (last_event := _seen(event, output_agent))
+                    if (
+                        llm_response.content is None
+                        and not llm_response.error_code
+                        and not llm_response.interrupted
+                    ):
+                        continue
+                    event = _finalize_event(
+                        llm_response, response_event, llm_request, chunk_actions
+                    )
+                    response_event.__dict__["id"] = new_uuid4()  # the next chunk's id
+                    yield (last_event := _seen(event, output_agent))
+                    if event.partial or not event.get_function_calls():
+                        continue
+                    # The calls' responses, then a structured answer or the events of the
+                    # agent they transfer to.
+                    response = await functions.handle_function_calls_async(
+                        ctx, event, llm_request.tools_dict
+                    )
+                    if response is None:
+                        continue
+                    yield (last_event := _seen(response, output_agent))
+                    structured = _structured_answer(ctx, response)
+                    if structured is not None:
+                        yield (last_event := _seen(structured, output_agent))
+                    elif response.actions.transfer_to_agent:
+                        target = _transfer_target(ctx, response.actions.transfer_to_agent)
+                        async with aclosing(target.run_async(ctx)) as events:
+                            async for nested in events:
+                                yield (last_event := _seen(nested, output_agent))
             finally:
-                await step.aclose()
+                await responses.aclose()
             if (
                 last_event is None
                 or last_event.is_final_response()
@@ -87,62 +140,6 @@ class BaseLlmFlow:
                 break
             if last_event.partial:
                 raise ValueError("Last event of a step should not be partial.")
-
-    async def _run_one_step_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        llm_request = construct(LlmRequest)
-        if self._all_silent():
-            await self._preprocess_silently(ctx, llm_request)
-        else:
-            async with aclosing(self._preprocess_async(ctx, llm_request)) as events:
-                async for event in events:
-                    yield event
-        if ctx.end_invocation:
-            return
-        response_event = construct(
-            Event, invocation_id=ctx.invocation_id, author=ctx.agent.name, branch=ctx.branch
-        )
-        chunk_actions = _ChunkActions()
-        responses = self._plain_model_call(ctx, llm_request)
-        if responses is None:
-            responses = self._call_llm_async(ctx, llm_request, response_event)
-        tracer = get_tracer()
-        if tracer is not None:
-            responses = trace_llm_call(responses, tracer, ctx, llm_request, response_event)
-        try:
-            async for llm_response in responses:
-                if self.response_processors:
-                    async with aclosing(self._postprocess_async(ctx, llm_response)) as events:
-                        async for event in events:
-                            yield event
-                if (
-                    llm_response.content is None
-                    and not llm_response.error_code
-                    and not llm_response.interrupted
-                ):
-                    continue
-                event = _finalize_event(llm_response, response_event, llm_request, chunk_actions)
-                response_event.__dict__["id"] = new_uuid4()  # the next chunk's id
-                yield event
-                if event.partial or not event.get_function_calls():
-                    continue
-                # The calls' responses, then a structured answer or the events of the
-                # agent they transfer to.
-                response = await functions.handle_function_calls_async(
-                    ctx, event, llm_request.tools_dict
-                )
-                if response is None:
-                    continue
-                yield response
-                structured = _structured_answer(ctx, response)
-                if structured is not None:
-                    yield structured
-                elif response.actions.transfer_to_agent:
-                    target = _transfer_target(ctx, response.actions.transfer_to_agent)
-                    async with aclosing(target.run_async(ctx)) as events:
-                        async for nested in events:
-                            yield nested
-        finally:
-            await responses.aclose()
 
     async def _preprocess_async(
         self, ctx: InvocationContext, llm_request: LlmRequest
@@ -305,6 +302,13 @@ class BaseLlmFlow:
             async with aclosing(processor.run_async(ctx, llm_response)) as events:
                 async for event in events:
                     yield event
+
+
+def _seen(event: Event, output_agent: LlmAgent | None) -> Event:
+    """``event``, its final answer stored under ``output_agent``'s ``output_key`` first."""
+    if output_agent is not None:
+        output_agent._maybe_save_output_to_state(event)
+    return event
 
 
 def _finalize_event(
