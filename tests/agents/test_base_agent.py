@@ -263,3 +263,26 @@ async def test_custom_agent_gets_callbacks_and_runs_in_sequence():
 async def test_base_agent_without_impl_raises():
     with pytest.raises(NotImplementedError, match="BaseAgent"):
         await TestRunner(BaseAgent(name="bare")).run("hi")
+
+
+class ContextCopyingAgent(BaseAgent):
+    """Checks what ``InvocationContext.model_copy`` gives a custom agent."""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        copy = ctx.model_copy(update={"branch": "side"})
+        assert copy is not ctx and copy.branch == "side" and ctx.branch != "side"
+        assert copy.session is ctx.session and copy.agent is self
+        copy.increment_llm_call_count()  # counters are shared by every copy
+        assert ctx.llm_call_count == 1
+        with pytest.raises(TypeError, match="no field 'brnach'"):
+            ctx.model_copy(update={"brnach": "typo"})
+        yield Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            content=types.ModelContent("copied"),
+        )
+
+
+async def test_invocation_context_copy_shares_session_and_counters_and_rejects_typos():
+    events = await TestRunner(ContextCopyingAgent(name="copier")).run("go")
+    assert simplify_events(events) == [("copier", "copied")]

@@ -130,7 +130,13 @@ class BaseAgent(BaseModel):
         ctx = self._create_invocation_context(parent_context)
         tracker = OutcomeTracker(self.name, self._child_names)
         try:
-            event = await self._handle_before_agent_callback(ctx)
+            event = (
+                await self._handle_before_agent_callback(ctx)
+                if has_listener(
+                    ctx.plugin_manager, "before_agent_callback", self.before_agent_callback
+                )
+                else None  # no coroutine to make and await: most agents have none
+            )
             if event is not None:
                 tracker.observe(event)
             if ctx.end_invocation:
@@ -164,7 +170,9 @@ class BaseAgent(BaseModel):
             raise
         outcome = tracker.result()
         after = None
-        if not ctx.end_invocation:
+        if not ctx.end_invocation and has_listener(
+            ctx.plugin_manager, "after_agent_callback", self.after_agent_callback
+        ):
             after = await self._handle_after_agent_callback(ctx, outcome)
         for last in self._with_outcome(ctx, after, outcome):
             yield last

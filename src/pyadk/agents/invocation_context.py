@@ -61,13 +61,14 @@ class InvocationContext:
 
     def model_copy(self, update: dict[str, Any] | None = None) -> InvocationContext:
         """A copy with some fields changed; shares services, session and counters."""
-        new = object.__new__(InvocationContext)
-        new.__dict__.update(self.__dict__)
+        values = self.__dict__.copy()
         if update:
-            for name, value in update.items():
-                if name not in _FIELD_NAMES:
-                    raise TypeError(f"InvocationContext has no field {name!r}.")
-                setattr(new, name, value)
+            if not _FIELD_NAMES.issuperset(update):
+                unknown = sorted(set(update) - _FIELD_NAMES)
+                raise TypeError(f"InvocationContext has no field {unknown[0]!r}.")
+            values.update(update)
+        new = object.__new__(InvocationContext)
+        new.__dict__ = values
         return new
 
     def increment_llm_call_count(self) -> None:
