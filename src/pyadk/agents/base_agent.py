@@ -170,9 +170,7 @@ class BaseAgent(BaseModel):
             raise
         outcome = tracker.result()
         after = None
-        if not ctx.end_invocation and has_listener(
-            ctx.plugin_manager, "after_agent_callback", self.after_agent_callback
-        ):
+        if not ctx.end_invocation:
             after = await self._handle_after_agent_callback(ctx, outcome)
         for last in self._with_outcome(ctx, after, outcome):
             yield last
@@ -271,10 +269,7 @@ class BaseAgent(BaseModel):
         return parent_context.model_copy(update={"agent": self})
 
     async def _handle_before_agent_callback(self, ctx: InvocationContext) -> Event | None:
-        if not has_listener(
-            ctx.plugin_manager, "before_agent_callback", self.before_agent_callback
-        ):
-            return None
+        """Runs the before callbacks (the caller checked that one listens)."""
         callback_context = CallbackContext(ctx)
         content = await plugins_then_callbacks(
             ctx.plugin_manager,

@@ -80,8 +80,7 @@ class OutcomeTracker:
         """The outcome of a run that ended normally."""
         if self.own_failure is not None:
             return self._make(OutcomeStatus.FAILURE, self.own_failure)
-        children = self.child_outcomes
-        failed = [o for o in children.values() if o.failed] if children else None
+        failed = [o for o in self.child_outcomes.values() if o.failed]
         if failed:
             reason = "; ".join(f"{o.agent} {o.describe()}" for o in failed)
             return self._make(OutcomeStatus.FAILURE, reason)

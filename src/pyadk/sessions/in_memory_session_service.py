@@ -20,7 +20,6 @@ from typing import Any
 from pyadk.events.event import Event
 from pyadk.sessions._event_codec import Encoded, decode, encode, field_of
 from pyadk.sessions._leases import (
-    _LEASE_ATTR,
     DEFAULT_LEASE_TTL,
     LeasedTurns,
     session_lease,
@@ -29,7 +28,6 @@ from pyadk.sessions._leases import (
 )
 from pyadk.sessions._run_cache import Incarnation, RunCache, View
 from pyadk.sessions.base_session_service import (
-    _SEQ_ATTR,
     BaseSessionService,
     GetSessionConfig,
     ListSessionsResponse,
@@ -320,31 +318,21 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         if event.partial:
             return event
         prepared = self._prepared(event)
-        own = session.__dict__  # session_lease() and session_seq(), read once
-        lease = own.get(_LEASE_ATTR)
-        if type(lease) is not tuple:
-            lease = None
+        lease = session_lease(session)
         with self._lock:
             stored = self._sessions.get((session.app_name, session.user_id, session.id))
             if stored is None:
                 stored = self._stored(session)  # raises SessionNotFoundError
-            if lease is not None and lease[0] == stored.lease_owner:
-                if own.get(_SEQ_ATTR) != len(stored.events):
-                    self._check_writer(session, stored)  # raises StaleSessionError
-                # an append renews its turn's lease
-                stored.lease_expires = time.time() + lease[1]
-            else:
+            if not (
+                lease is not None
+                and lease[0] == stored.lease_owner
+                and session_seq(session) == len(stored.events)
+            ):  # else the turn's own writer, up to date: nothing to refuse
                 self._check_writer(session, stored)
-                if lease is not None:
-                    stored.hold(*lease)
             self._store(session, stored, event, prepared)
-        # _apply_to_session(), inlined: one call less per event
-        delta = event.actions.state_delta
-        if delta:
-            session.state.update(delta)
-        session.events.append(event)
-        own["last_update_time"] = event.timestamp
-        session.__pydantic_fields_set__.add("last_update_time")
+            if lease is not None:
+                stored.hold(*lease)  # an append renews its turn's lease
+        self._apply_to_session(session, event)
         return event
 
     def _prepared(self, event: Event) -> _Prepared:
@@ -385,7 +373,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             self._cache.extend(
                 key, stored.incarnation, seen, [copy_model(to_store)], update_time=event.timestamp
             )
-        session.__dict__[_SEQ_ATTR] = seen + 1  # set_session_seq(), without a call
+        set_session_seq(session, seen + 1)
 
 
 _Prepared = tuple[Event, Encoded, "tuple[dict[str, Any], dict[str, Any], dict[str, Any]] | None"]
