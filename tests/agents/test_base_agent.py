@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 
 import pytest
+from agent_support import llm
 from pydantic import ValidationError
 
 from pyadk import types
@@ -12,11 +13,6 @@ from pyadk.agents import BaseAgent, CallbackContext, InvocationContext, LlmAgent
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.testing import ScriptedModel, TestRunner, simplify_events
-
-
-def _llm(name: str, *replies: str, **kwargs) -> LlmAgent:
-    return LlmAgent(name=name, model=ScriptedModel(list(replies)), **kwargs)
-
 
 # -- names and tree -------------------------------------------------------------------------
 
@@ -91,7 +87,7 @@ async def test_before_callback_content_skips_agent():
 
 
 async def test_before_callback_content_without_role_gets_model_role():
-    agent = _llm(
+    agent = llm(
         "a",
         before_agent_callback=lambda callback_context: types.Content(parts=[types.Part(text="x")]),
     )
@@ -100,8 +96,8 @@ async def test_before_callback_content_without_role_gets_model_role():
 
 
 async def test_skipped_agent_does_not_stop_sequential_agent():
-    first = _llm("first", before_agent_callback=lambda callback_context: types.ModelContent("skip"))
-    second = _llm("second", "second ran")
+    first = llm("first", before_agent_callback=lambda callback_context: types.ModelContent("skip"))
+    second = llm("second", "second ran")
     pipeline = SequentialAgent(name="pipeline", sub_agents=[first, second])
     events = await TestRunner(pipeline).run("go")
     assert simplify_events(events) == [("first", "skip"), ("second", "second ran")]
@@ -118,7 +114,7 @@ async def test_callbacks_are_called_by_keyword_sync_and_async():
     async def after(*, callback_context):
         calls.append("after")
 
-    agent = _llm("a", "answer", before_agent_callback=before, after_agent_callback=after)
+    agent = llm("a", "answer", before_agent_callback=before, after_agent_callback=after)
     events = await TestRunner(agent).run("hi")
     assert calls == ["before", "after"]
     assert simplify_events(events) == [("a", "answer")]
@@ -150,7 +146,7 @@ async def test_before_callback_state_change_is_persisted_as_actions_only_event()
     def before(callback_context):
         callback_context.state["seen"] = True
 
-    agent = _llm("a", "answer", before_agent_callback=before)
+    agent = llm("a", "answer", before_agent_callback=before)
     runner = TestRunner(agent)
     events = await runner.run("hi")
 
@@ -170,7 +166,7 @@ async def test_after_callback_content_becomes_final_event():
         callback_context.state["done"] = 1
         return types.ModelContent("appended")
 
-    agent = _llm("a", "answer", after_agent_callback=after)
+    agent = llm("a", "answer", after_agent_callback=after)
     runner = TestRunner(agent)
     events = await runner.run("hi")
 
@@ -183,14 +179,14 @@ async def test_after_callback_content_becomes_final_event():
 
 
 async def test_after_callback_returning_none_adds_no_event():
-    agent = _llm("a", "answer", after_agent_callback=lambda callback_context: None)
+    agent = llm("a", "answer", after_agent_callback=lambda callback_context: None)
     events = await TestRunner(agent).run("hi")
     assert len(events) == 1
 
 
 async def test_after_callback_not_run_when_before_callback_skips():
     calls: list[str] = []
-    agent = _llm(
+    agent = llm(
         "a",
         before_agent_callback=lambda callback_context: types.ModelContent("skip"),
         after_agent_callback=lambda callback_context: calls.append("after"),
@@ -200,7 +196,7 @@ async def test_after_callback_not_run_when_before_callback_skips():
 
 
 async def test_genai_shaped_dict_content_is_accepted():
-    agent = _llm(
+    agent = llm(
         "a",
         before_agent_callback=lambda callback_context: {
             "role": "model",
@@ -216,7 +212,7 @@ async def test_callback_exception_propagates():
     def boom(callback_context):
         raise RuntimeError("callback failed")
 
-    agent = _llm("a", "answer", before_agent_callback=boom)
+    agent = llm("a", "answer", before_agent_callback=boom)
     with pytest.raises(RuntimeError, match="callback failed"):
         await TestRunner(agent).run("hi")
 
@@ -251,7 +247,7 @@ async def test_custom_agent_gets_callbacks_and_runs_in_sequence():
         name="counter",
         after_agent_callback=lambda callback_context: types.ModelContent("after custom"),
     )
-    pipeline = SequentialAgent(name="pipeline", sub_agents=[custom, _llm("tail", "tail ran")])
+    pipeline = SequentialAgent(name="pipeline", sub_agents=[custom, llm("tail", "tail ran")])
     events = await TestRunner(pipeline).run("go")
     assert simplify_events(events) == [
         ("counter", "run 1"),

@@ -5,28 +5,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from agent_support import ALL, failing, failing_tool, llm
 
 from pyadk import types
-from pyadk.agents import LlmAgent, ReadonlyContext, RunConfig, SequentialAgent
+from pyadk.agents import LlmAgent, ReadonlyContext, SequentialAgent
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus
 from pyadk.testing import ScriptedModel, TestRunner, function_call, simplify_events
 from pyadk.tools.tool_context import ToolContext
 
-ALL = RunConfig(record_outcomes="all")
 A_FAILED = "failure: tool failing_tool failed: Simulated failure"
-
-
-def failing_tool() -> dict:
-    """Always fails."""
-    return {"status": "error", "message": "Simulated failure"}
-
-
-def _llm(name: str, *replies, **kwargs) -> LlmAgent:
-    return LlmAgent(name=name, model=ScriptedModel(list(replies)), **kwargs)
-
-
-def _failing_a() -> LlmAgent:
-    return _llm("a", function_call("failing_tool"), "a gave up", tools=[failing_tool])
 
 
 # -- ctx.outcome_of ---------------------------------------------------------------------------
@@ -47,7 +34,7 @@ async def test_outcome_of_from_callback_instruction_provider_and_tool():
         seen["tool"] = tool_context.outcome_of("a")
         return {"a": tool_context.outcome_of("a").status.value}
 
-    b = _llm(
+    b = llm(
         "b",
         function_call("inspect_a"),
         "done",
@@ -55,7 +42,7 @@ async def test_outcome_of_from_callback_instruction_provider_and_tool():
         instruction=instruction,
         before_agent_callback=before,
     )
-    runner = TestRunner(SequentialAgent(name="seq", sub_agents=[_failing_a(), b]))
+    runner = TestRunner(SequentialAgent(name="seq", sub_agents=[failing("a"), b]))
     events = await runner.run("go")
     expected = AgentOutcome(
         agent="a", status="failure", reason="tool failing_tool failed: Simulated failure"
@@ -66,14 +53,14 @@ async def test_outcome_of_from_callback_instruction_provider_and_tool():
 
 async def test_outcome_of_sees_an_unrecorded_success_of_this_invocation():
     seen = []
-    b = _llm(
+    b = llm(
         "b",
         "B",
         before_agent_callback=lambda callback_context: seen.append(
             (callback_context.outcome_of("a"), callback_context.outcome_of("nobody"))
         ),
     )
-    runner = TestRunner(SequentialAgent(name="seq", sub_agents=[_llm("a", "A"), b]))
+    runner = TestRunner(SequentialAgent(name="seq", sub_agents=[llm("a", "A"), b]))
     await runner.run("go")
     assert seen == [(AgentOutcome(agent="a", status="success"), None)]
     assert "outcome:a" not in await runner.state()  # default: successes are not stored
@@ -81,14 +68,14 @@ async def test_outcome_of_sees_an_unrecorded_success_of_this_invocation():
 
 async def test_outcome_of_reads_state_in_a_later_invocation():
     seen = []
-    reader = _llm(
+    reader = llm(
         "reader",
         "r",
         before_agent_callback=lambda callback_context: seen.append(
             callback_context.outcome_of("a")
         ),
     )
-    runner = TestRunner(_failing_a())
+    runner = TestRunner(failing("a"))
     await runner.run("go")
     runner.agent = reader  # same session, another agent
     await runner.run("again")
@@ -100,9 +87,7 @@ async def test_outcome_of_reads_state_in_a_later_invocation():
 
 
 async def test_a_success_after_a_failure_replaces_the_stored_outcome():
-    agent = _llm(
-        "a", function_call("failing_tool"), "x", "fine", "fine again", tools=[failing_tool]
-    )
+    agent = llm("a", function_call("failing_tool"), "x", "fine", "fine again", tools=[failing_tool])
     runner = TestRunner(agent)
     await runner.run("go")
     assert (await runner.state())["outcome:a"]["status"] == "failure"
@@ -123,7 +108,7 @@ async def test_outcome_template_renders_the_outcome_of_an_earlier_agent():
         model=d_model,
         instruction="A: {outcome:a}. B: {outcome:b}. X: [{outcome:x?}]",
     )
-    seq = SequentialAgent(name="seq", sub_agents=[_failing_a(), _llm("b", "B"), d])
+    seq = SequentialAgent(name="seq", sub_agents=[failing("a"), llm("b", "B"), d])
     await TestRunner(seq).run("go")
     assert (
         d_model.requests[0]
@@ -152,8 +137,8 @@ async def test_after_agent_callback_receives_success_and_failure_outcomes():
     seq = SequentialAgent(
         name="seq",
         sub_agents=[
-            _llm("ok", "fine", after_agent_callback=after),
-            _llm(
+            llm("ok", "fine", after_agent_callback=after),
+            llm(
                 "bad",
                 function_call("failing_tool"),
                 "x",
@@ -180,7 +165,7 @@ async def test_after_agent_callback_runs_on_exception_and_its_event_is_kept():
         callback_context.state["cleaned_up"] = True
         return types.ModelContent("sorry, something broke")
 
-    runner = TestRunner(_llm("a", ValueError("bad input"), after_agent_callback=after))
+    runner = TestRunner(llm("a", ValueError("bad input"), after_agent_callback=after))
     with pytest.raises(ValueError, match="bad input"):
         await runner.run("go")
     assert seen == [
@@ -194,7 +179,7 @@ async def test_after_agent_callback_runs_on_exception_and_its_event_is_kept():
 
 async def test_after_agent_callback_is_not_called_for_a_skipped_agent():
     after_calls = []
-    agent = _llm(
+    agent = llm(
         "a",
         before_agent_callback=lambda callback_context: types.ModelContent("skip"),
         after_agent_callback=lambda callback_context: after_calls.append(1),
@@ -217,7 +202,7 @@ async def test_after_agent_callback_runs_on_cancellation_and_its_state_is_stored
         seen.append(callback_context.outcome.status)
         callback_context.state["released"] = "yes"
 
-    agent = _llm(
+    agent = llm(
         "a", function_call("wait_forever"), tools=[wait_forever], after_agent_callback=after
     )
     runner = TestRunner(agent)
@@ -236,7 +221,7 @@ async def test_after_agent_callback_runs_on_cancellation_and_its_state_is_stored
 
 
 async def test_outcome_events_are_not_final_responses():
-    runner = TestRunner(SequentialAgent(name="seq", sub_agents=[_failing_a()]))
+    runner = TestRunner(SequentialAgent(name="seq", sub_agents=[failing("a")]))
     events = await runner.run("go", run_config=ALL)
     outcome_events = [e for e in events if e.is_outcome_event()]
     assert len(outcome_events) == 2
@@ -246,7 +231,7 @@ async def test_outcome_events_are_not_final_responses():
 
 async def test_outcome_events_are_not_part_of_model_history():
     b_model = ScriptedModel(["B1", "B2"])
-    seq = SequentialAgent(name="seq", sub_agents=[_failing_a(), LlmAgent(name="b", model=b_model)])
+    seq = SequentialAgent(name="seq", sub_agents=[failing("a"), LlmAgent(name="b", model=b_model)])
     runner = TestRunner(seq)
     await runner.run("go", run_config=ALL)
     stored = (await runner.session()).events

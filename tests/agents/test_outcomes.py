@@ -5,30 +5,20 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from agent_support import ALL, failing_tool, llm
 
 from pyadk import types
-from pyadk.agents import LlmAgent, LoopAgent, ParallelAgent, RunConfig, SequentialAgent
+from pyadk.agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from pyadk.errors import AgentTimeoutError
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus, outcome_state_key
 from pyadk.models.llm_response import LlmResponse
 from pyadk.testing import FunctionModel, ScriptedModel, TestRunner, function_call, simplify_events
 from pyadk.tools import exit_loop
 
-ALL = RunConfig(record_outcomes="all")
-
-
-def failing_tool() -> dict:
-    """Always fails."""
-    return {"status": "error", "message": "Simulated failure"}
-
 
 def ok_tool() -> dict:
     """Always works."""
     return {"status": "success", "value": 42}
-
-
-def _llm(name: str, *replies, **kwargs) -> LlmAgent:
-    return LlmAgent(name=name, model=ScriptedModel(list(replies)), **kwargs)
 
 
 def _outcomes(events) -> list[tuple[str, str]]:
@@ -42,7 +32,7 @@ def _outcomes(events) -> list[tuple[str, str]]:
 
 
 async def test_success_yields_no_outcome_event_and_no_state_key_by_default():
-    runner = TestRunner(_llm("a", "hello"))
+    runner = TestRunner(llm("a", "hello"))
     events = await runner.run("hi")
     assert simplify_events(events) == [("a", "hello")]
     assert len(events) == 1 and not events[0].is_outcome_event()
@@ -50,7 +40,7 @@ async def test_success_yields_no_outcome_event_and_no_state_key_by_default():
 
 
 async def test_record_outcomes_all_yields_a_success_event_and_state_key():
-    runner = TestRunner(_llm("a", "hello"))
+    runner = TestRunner(llm("a", "hello"))
     events = await runner.run("hi", run_config=ALL)
     assert len(events) == 2
     last = events[-1]
@@ -63,7 +53,7 @@ async def test_record_outcomes_all_yields_a_success_event_and_state_key():
 
 
 async def test_record_outcomes_all_records_every_agent_innermost_first():
-    seq = SequentialAgent(name="seq", sub_agents=[_llm("a", "A"), _llm("b", "B")])
+    seq = SequentialAgent(name="seq", sub_agents=[llm("a", "A"), llm("b", "B")])
     events = await TestRunner(seq).run("go", run_config=ALL)
     assert _outcomes(events) == [("a", "success"), ("b", "success"), ("seq", "success")]
 
@@ -72,7 +62,7 @@ async def test_record_outcomes_all_records_every_agent_innermost_first():
 
 
 async def test_tool_result_with_status_error_marks_the_agent_failed():
-    agent = _llm("a", function_call("failing_tool"), "I could not do it", tools=[failing_tool])
+    agent = llm("a", function_call("failing_tool"), "I could not do it", tools=[failing_tool])
     runner = TestRunner(agent)
     events = await runner.run("go")
     assert simplify_events(events)[-1] == ("a", "I could not do it")  # the run went on
@@ -87,14 +77,14 @@ async def test_tool_result_with_status_error_marks_the_agent_failed():
 
 
 async def test_tool_result_with_status_success_is_not_a_failure():
-    agent = _llm("a", function_call("ok_tool"), "42", tools=[ok_tool])
+    agent = llm("a", function_call("ok_tool"), "42", tools=[ok_tool])
     events = await TestRunner(agent).run("go", run_config=ALL)
     assert _outcomes(events) == [("a", "success")]
 
 
 async def test_model_error_code_marks_the_agent_failed():
     blocked = LlmResponse(error_code="SAFETY", error_message="blocked by filter")
-    runner = TestRunner(_llm("a", blocked))
+    runner = TestRunner(llm("a", blocked))
     events = await runner.run("go")
     assert events[0].error_code == "SAFETY"
     outcome = events[-1].actions.agent_outcome
@@ -103,7 +93,7 @@ async def test_model_error_code_marks_the_agent_failed():
 
 
 async def test_exception_outcome_is_persisted_before_the_exception_reaches_the_caller():
-    runner = TestRunner(_llm("a", RuntimeError("model exploded")))
+    runner = TestRunner(llm("a", RuntimeError("model exploded")))
     await runner.session()  # creates the session
     seen = []
     with pytest.raises(RuntimeError, match="model exploded"):
@@ -130,7 +120,7 @@ async def test_exception_outcome_is_persisted_before_the_exception_reaches_the_c
 
 
 async def test_exception_without_message_uses_the_type_name_as_reason():
-    runner = TestRunner(_llm("a", KeyError()))
+    runner = TestRunner(llm("a", KeyError()))
     with pytest.raises(KeyError):
         await runner.run("go")
     assert (await runner.state())["outcome:a"]["reason"] == "KeyError"
@@ -139,9 +129,9 @@ async def test_exception_without_message_uses_the_type_name_as_reason():
 async def test_composite_agents_fail_when_a_child_fails_and_name_it():
     inner = SequentialAgent(
         name="inner",
-        sub_agents=[_llm("a", function_call("failing_tool"), "x", tools=[failing_tool])],
+        sub_agents=[llm("a", function_call("failing_tool"), "x", tools=[failing_tool])],
     )
-    root = SequentialAgent(name="root", sub_agents=[inner, _llm("b", "B")])
+    root = SequentialAgent(name="root", sub_agents=[inner, llm("b", "B")])
     runner = TestRunner(root)
     events = await runner.run("go")
     assert _outcomes(events) == [("a", "failure"), ("inner", "failure"), ("root", "failure")]
@@ -154,7 +144,7 @@ async def test_composite_agents_fail_when_a_child_fails_and_name_it():
 
 
 async def test_composite_of_successful_children_succeeds_even_after_an_earlier_failed_turn():
-    flaky = _llm("a", function_call("failing_tool"), "x", "fine", tools=[failing_tool])
+    flaky = llm("a", function_call("failing_tool"), "x", "fine", tools=[failing_tool])
     runner = TestRunner(SequentialAgent(name="seq", sub_agents=[flaky]))
     await runner.run("go")
     assert (await runner.state())["outcome:seq"]["status"] == "failure"
@@ -186,7 +176,7 @@ async def test_an_after_agent_callback_event_carries_the_outcome_of_a_failed_run
     def sign_off(callback_context):
         return types.ModelContent(f"(ended: {callback_context.outcome.status.value})")
 
-    agent = _llm(
+    agent = llm(
         "a",
         function_call("failing_tool"),
         "It failed.",
@@ -205,7 +195,7 @@ async def test_an_after_agent_callback_event_carries_the_outcome_of_a_failed_run
 
 
 async def test_an_after_agent_callback_event_of_a_successful_run_carries_nothing():
-    agent = _llm(
+    agent = llm(
         "a", "done", after_agent_callback=lambda callback_context: types.ModelContent("bye")
     )
     events = await TestRunner(agent).run("go")
@@ -214,14 +204,14 @@ async def test_an_after_agent_callback_event_of_a_successful_run_carries_nothing
 
 
 async def test_before_agent_callback_returning_none_is_not_a_skip():
-    agent = _llm("a", "ran", before_agent_callback=lambda callback_context: None)
+    agent = llm("a", "ran", before_agent_callback=lambda callback_context: None)
     events = await TestRunner(agent).run("go", run_config=ALL)
     assert simplify_events(events) == [("a", "ran")]
     assert _outcomes(events) == [("a", "success")]
 
 
 async def test_exit_loop_marks_the_calling_agent_escalated():
-    critic = _llm("critic", function_call("exit_loop"), tools=[exit_loop])
+    critic = llm("critic", function_call("exit_loop"), tools=[exit_loop])
     loop = LoopAgent(name="loop", max_iterations=5, sub_agents=[critic])
     runner = TestRunner(loop)
     await runner.run("go")
@@ -235,7 +225,7 @@ async def test_exit_loop_marks_the_calling_agent_escalated():
 
 
 async def test_an_agent_escalating_outside_a_loop_ends_escalated():
-    agent = _llm("critic", function_call("exit_loop"), tools=[exit_loop])
+    agent = llm("critic", function_call("exit_loop"), tools=[exit_loop])
     runner = TestRunner(agent)
     events = await runner.run("go")
     assert events[-1].actions.agent_outcome == AgentOutcome(
@@ -245,7 +235,7 @@ async def test_an_agent_escalating_outside_a_loop_ends_escalated():
 
 
 async def test_a_loop_ended_by_escalation_succeeds():
-    critic = _llm("critic", function_call("exit_loop"), tools=[exit_loop])
+    critic = llm("critic", function_call("exit_loop"), tools=[exit_loop])
     loop = LoopAgent(name="loop", max_iterations=5, sub_agents=[critic])
     events = await TestRunner(loop).run("go", run_config=ALL)
     # The escalating agent finishes its run, so its own outcome is yielded too.
@@ -264,8 +254,8 @@ async def test_cancelling_the_run_stores_cancelled_outcomes():
         await release.wait()
         return {"status": "success"}
 
-    worker = _llm("worker", function_call("wait_forever"), "done", tools=[wait_forever])
-    runner = TestRunner(SequentialAgent(name="seq", sub_agents=[worker, _llm("next", "N")]))
+    worker = llm("worker", function_call("wait_forever"), "done", tools=[wait_forever])
+    runner = TestRunner(SequentialAgent(name="seq", sub_agents=[worker, llm("next", "N")]))
     task = asyncio.create_task(runner.run("go"))
     await asyncio.wait_for(started.wait(), 5)
     task.cancel()
@@ -306,7 +296,7 @@ async def test_timed_out_child_records_cancelled_grandchildren_and_fails_the_par
     stuck = LlmAgent(name="stuck", model=FunctionModel(hang))
     inner = SequentialAgent(name="inner", sub_agents=[stuck], timeout=0.05)
     root = SequentialAgent(
-        name="root", sub_agents=[inner, _llm("after", "A")], on_failure="continue"
+        name="root", sub_agents=[inner, llm("after", "A")], on_failure="continue"
     )
     runner = TestRunner(root)
     events = await runner.run("go")  # continue absorbs the AgentTimeoutError
@@ -341,8 +331,8 @@ async def test_parallel_agent_records_each_branch_outcome():
     par = ParallelAgent(
         name="par",
         sub_agents=[
-            _llm("x", "X"),
-            _llm("y", function_call("failing_tool"), "Y", tools=[failing_tool]),
+            llm("x", "X"),
+            llm("y", function_call("failing_tool"), "Y", tools=[failing_tool]),
         ],
     )
     runner = TestRunner(par)

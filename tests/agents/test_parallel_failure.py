@@ -5,17 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from agent_support import ALL, failing_tool
 
-from pyadk.agents import LlmAgent, ParallelAgent, RunConfig, SequentialAgent
+from pyadk.agents import LlmAgent, ParallelAgent, SequentialAgent
 from pyadk.errors import AgentTimeoutError
 from pyadk.testing import FunctionModel, ScriptedModel, TestRunner, function_call, simplify_events
-
-ALL = RunConfig(record_outcomes="all")
-
-
-def failing_tool() -> dict:
-    """Always fails."""
-    return {"status": "error", "message": "Simulated failure"}
 
 
 def _stored_outcomes(session) -> dict[str, dict]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from agent_support import llm
 
 from pyadk import types
 from pyadk.agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
@@ -13,10 +14,6 @@ from pyadk.testing import FunctionModel, ScriptedModel, TestRunner, function_cal
 from pyadk.tools import exit_loop
 
 TIMEOUT = 5
-
-
-def _llm(name: str, *replies, **kwargs) -> LlmAgent:
-    return LlmAgent(name=name, model=ScriptedModel(list(replies)), **kwargs)
 
 
 def _texts(request: LlmRequest) -> list[str]:
@@ -32,9 +29,9 @@ async def test_sequential_runs_sub_agents_in_order_and_later_ones_see_earlier_ou
     pipeline = SequentialAgent(
         name="pipeline",
         sub_agents=[
-            _llm("first", "A"),
+            llm("first", "A"),
             LlmAgent(name="second", model=second_model),
-            _llm("third", "C"),
+            llm("third", "C"),
         ],
     )
     events = await TestRunner(pipeline).run("go")
@@ -49,7 +46,7 @@ async def test_loop_stops_after_max_iterations():
     loop = LoopAgent(
         name="loop",
         max_iterations=3,
-        sub_agents=[_llm("a", "a1", "a2", "a3"), _llm("b", "b1", "b2", "b3")],
+        sub_agents=[llm("a", "a1", "a2", "a3"), llm("b", "b1", "b2", "b3")],
     )
     events = await TestRunner(loop).run("go")
     assert simplify_events(events) == [
@@ -73,7 +70,7 @@ async def test_exit_loop_tool_ends_loop_immediately():
             LlmAgent(name="critic", model=critic_model, tools=[exit_loop]),
         ],
     )
-    tail = _llm("tail", "finished")
+    tail = llm("tail", "finished")
     runner = TestRunner(SequentialAgent(name="root", sub_agents=[loop, tail]))
     events = await runner.run("go")
 
@@ -101,7 +98,7 @@ async def test_escalation_ends_only_the_nearest_loop():
     outer = LoopAgent(
         name="outer",
         max_iterations=2,
-        sub_agents=[inner, _llm("outer_worker", "outer 1", "outer 2")],
+        sub_agents=[inner, llm("outer_worker", "outer 1", "outer 2")],
     )
     events = await TestRunner(outer).run("go")
     simple = [s for s in simplify_events(events) if not s[1].startswith("response:")]
@@ -192,7 +189,7 @@ async def test_parallel_branch_sees_only_its_history_and_shared_ancestors():
     )
     pipeline = SequentialAgent(
         name="root",
-        sub_agents=[_llm("intro", "shared intro"), ParallelAgent(name="p", sub_agents=[a, b])],
+        sub_agents=[llm("intro", "shared intro"), ParallelAgent(name="p", sub_agents=[a, b])],
     )
     runner = TestRunner(pipeline)
     await runner.run("start")
@@ -218,9 +215,9 @@ async def test_parallel_state_deltas_of_all_branches_land_in_session():
     parallel = ParallelAgent(
         name="p",
         sub_agents=[
-            _llm("a", "alpha", output_key="a_out"),
-            _llm("b", "beta", output_key="b_out"),
-            _llm("c", "gamma", output_key="c_out"),
+            llm("a", "alpha", output_key="a_out"),
+            llm("b", "beta", output_key="b_out"),
+            llm("c", "gamma", output_key="c_out"),
         ],
     )
     runner = TestRunner(parallel)
@@ -266,7 +263,7 @@ async def test_parallel_inside_sequential_then_merge_sees_all_branches():
     pipeline = SequentialAgent(
         name="root",
         sub_agents=[
-            ParallelAgent(name="p", sub_agents=[_llm("a", "from a"), _llm("b", "from b")]),
+            ParallelAgent(name="p", sub_agents=[llm("a", "from a"), llm("b", "from b")]),
             LlmAgent(name="merge", model=merge_model),
         ],
     )
