@@ -12,22 +12,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from server_support import LiveServer
+from server_support import LiveServer, live_servers
 
 
 @pytest.fixture
 def serve() -> Iterator[Callable[[Any], LiveServer]]:
     """``serve(app)`` runs ``app`` on a real uvicorn server; stopped after the test."""
-    servers: list[LiveServer] = []
-
-    def start(app: Any) -> LiveServer:
-        server = LiveServer(app).__enter__()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in reversed(servers):
-        server.__exit__(None, None, None)
+    with live_servers() as start:
+        yield start
 
 
 @pytest.fixture

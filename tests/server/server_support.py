@@ -9,7 +9,8 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,24 @@ class LiveServer:
         self._server.should_exit = True
         self._thread.join(timeout=10)
         self._sock.close()
+
+
+@contextmanager
+def live_servers() -> Iterator[Callable[[Any], LiveServer]]:
+    """``start(app)`` runs ``app`` on a real uvicorn server; all are stopped on exit
+    (the ``serve`` fixtures of the server and web UI tests)."""
+    servers: list[LiveServer] = []
+
+    def start(app: Any) -> LiveServer:
+        server = LiveServer(app).__enter__()
+        servers.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in reversed(servers):
+            server.__exit__(None, None, None)
 
 
 @dataclass

@@ -20,7 +20,7 @@ for folder in (HERE, HERE.parent / "server"):  # ui_support, server_support
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from server_support import LiveServer  # noqa: E402
+from server_support import LiveServer, live_servers  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -79,13 +79,5 @@ def page(browser: Any) -> Iterator[Any]:
 @pytest.fixture
 def serve() -> Iterator[Callable[[Any], LiveServer]]:
     """``serve(app)`` runs ``app`` on a real uvicorn server; stopped after the test."""
-    servers: list[LiveServer] = []
-
-    def start(app: Any) -> LiveServer:
-        server = LiveServer(app).__enter__()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in reversed(servers):
-        server.__exit__(None, None, None)
+    with live_servers() as start:
+        yield start
