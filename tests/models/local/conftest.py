@@ -8,11 +8,17 @@ run the real model; it is loaded once per test session (``local_llm``). Without 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
 from pyadk.models.local import LocalLlm, available_backends, is_available
 from pyadk.models.local._runtime import BACKEND_ENV
+
+HERE = str(Path(__file__).parent)  # local_tools.py, the tools the real-model tests use
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
 
 def pytest_configure(config: pytest.Config) -> None:

