@@ -38,3 +38,12 @@ def http_url() -> Iterator[str]:
 
     with LiveServer(server.streamable_http_app()) as live:
         yield f"{live.url}/mcp"
+
+
+@pytest.fixture
+def sse_url() -> Iterator[str]:
+    """mcp_demo_server's older HTTP+SSE endpoint on a live local server."""
+    from mcp_demo_server import server
+
+    with LiveServer(server.sse_app()) as live:
+        yield f"{live.url}/sse"

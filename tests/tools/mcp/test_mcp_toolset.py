@@ -1,4 +1,4 @@
-"""McpToolset against a real MCP server: over stdio (a subprocess) and Streamable HTTP."""
+"""McpToolset against a real MCP server: over stdio (a subprocess), Streamable HTTP and SSE."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pyadk.tools.mcp_tool import (
     McpConnectionError,
     MCPToolset,
     McpToolset,
+    SseConnectionParams,
     StdioConnectionParams,
     StdioServerParameters,
     StreamableHTTPConnectionParams,
@@ -220,3 +221,48 @@ async def test_an_unreachable_http_server_is_a_clear_connection_error():
     with pytest.raises(McpConnectionError, match=r"127\.0\.0\.1:9"):
         await toolset.get_tools()
     await toolset.close()
+
+
+async def test_sse_server_with_headers(sse_url):
+    params = SseConnectionParams(url=sse_url, headers={"Authorization": "Bearer s5e"}, timeout=30)
+    toolset = McpToolset(connection_params=params, tool_filter=["add", "auth_header"])
+    try:
+        tools = {t.name: t for t in await toolset.get_tools_checked()}
+        added = await tools["add"].run_async(args={"a": 1, "b": 2}, tool_context=None)
+        header = await tools["auth_header"].run_async(args={}, tool_context=None)
+    finally:
+        await toolset.close()
+    assert set(tools) == {"add", "auth_header"}
+    assert added["structuredContent"] == {"result": 3}
+    assert header["structuredContent"] == {"result": "Bearer s5e"}
+
+
+def _user_token(ctx) -> dict[str, str]:
+    return {"Authorization": f"Bearer {ctx.state['token']}"}
+
+
+async def test_header_provider_gives_each_user_their_own_connection(http_url):
+    params = StreamableHTTPConnectionParams(url=http_url, timeout=30)
+    toolset = McpToolset(connection_params=params, header_provider=_user_token, max_connections=1)
+    manager = toolset._session_manager
+    seen = {}
+    try:
+        for user in ("ann", "bob", "ann"):
+            model = ScriptedModel([function_call("auth_header"), "ok"])
+            agent = LlmAgent(name="remote", model=model, tools=[toolset])
+            runner = TestRunner(agent, user_id=user, state={"token": f"{user}-token"})
+            events = await runner.run("who am I?")
+            seen.setdefault(user, []).append(
+                _responses(events)["auth_header"]["structuredContent"]["result"]
+            )
+            assert manager.open_connections() == 1  # max_connections: the idle one was closed
+    finally:
+        await toolset.close()
+    assert seen == {"ann": ["Bearer ann-token"] * 2, "bob": ["Bearer bob-token"]}
+
+
+def test_header_provider_needs_an_http_server(stdio_params):
+    with pytest.raises(ValueError, match="header_provider needs an HTTP server"):
+        McpToolset(connection_params=stdio_params, header_provider=_user_token)
+    with pytest.raises(ValueError, match="max_connections must be 1 or more"):
+        McpToolset(connection_params=stdio_params, max_connections=0)

@@ -21,20 +21,23 @@ except ImportError as error:  # pragma: no cover - depends on the install
 
 from mcp import StdioServerParameters
 
-from pyadk.tools.mcp_tool.mcp_session_manager import (
-    McpConnectionError,
+from pyadk.tools.mcp_tool.connection_params import (
+    SseConnectionParams,
     StdioConnectionParams,
     StreamableHTTPConnectionParams,
 )
+from pyadk.tools.mcp_tool.mcp_session_manager import HeaderProvider, McpConnectionError
 from pyadk.tools.mcp_tool.mcp_tool import MCPTool, McpTool
 from pyadk.tools.mcp_tool.mcp_toolset import MCPToolset, McpToolset
 
 __all__ = [
+    "HeaderProvider",
     "MCPTool",
     "MCPToolset",
     "McpConnectionError",
     "McpTool",
     "McpToolset",
+    "SseConnectionParams",
     "StdioConnectionParams",
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",

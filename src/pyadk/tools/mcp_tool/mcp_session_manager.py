@@ -1,12 +1,13 @@
-"""Connections to MCP servers: how to reach one, and the task that owns each connection.
+"""The connections of an MCP toolset: opened on first use, kept, pooled, closed.
 
 An MCP client connection (the ``mcp`` SDK's :class:`mcp.Client`) lives in anyio task
 groups and cancel scopes, which must be left by the task that entered them; closing
 it from another task is the "exit cancel scope in a different task" teardown error.
 So each connection is opened, held and closed by one background task of its own,
-which any task of the same event loop can use, and which :meth:`McpSessionManager.close`
-stops. A connection serves one event loop (``Runner.run`` makes one per call): a
-manager used from another loop opens another connection there.
+which any task of the same event loop can use. A connection serves one event loop
+(``Runner.run`` makes one per call), and, for HTTP servers with a ``header_provider``,
+one set of request headers (e.g. one user's token): at most ``max_connections`` of
+them per loop are kept, the least recently used idle one closed first.
 """
 
 from __future__ import annotations
@@ -15,68 +16,67 @@ import asyncio
 import logging
 import sys
 import weakref
-from contextlib import AsyncExitStack
-from typing import TextIO
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, TextIO
 
 import httpx2
 from mcp import Client, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from pydantic import BaseModel, ConfigDict, Field
+
+from pyadk.tools.mcp_tool.connection_params import (
+    ConnectionParams,
+    SseConnectionParams,
+    StdioConnectionParams,
+    StreamableHTTPConnectionParams,
+)
+
+if TYPE_CHECKING:
+    from pyadk.agents.readonly_context import ReadonlyContext
 
 logger = logging.getLogger(__name__)
 
+HeaderProvider = Callable[["ReadonlyContext"], dict[str, str]]
+"""Computes the HTTP headers of a request from the run's context (e.g. a user's token)."""
 
-class StdioConnectionParams(BaseModel):
-    """An MCP server run as a subprocess, spoken to over its stdin and stdout.
-
-    ``timeout``: seconds to wait for the server to start and answer the handshake.
-    """
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
-
-    server_params: StdioServerParameters
-    timeout: float = Field(default=5.0, gt=0)
-
-
-class StreamableHTTPConnectionParams(BaseModel):
-    """An MCP server reached over Streamable HTTP at ``url``.
-
-    ``headers`` go with every request (e.g. ``Authorization``); ``timeout`` bounds
-    connecting and each request, ``sse_read_timeout`` a quiet response stream;
-    ``terminate_on_close`` ends the server-side session when the toolset closes.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    url: str
-    headers: dict[str, str] | None = None
-    timeout: float = Field(default=5.0, gt=0)
-    sse_read_timeout: float = Field(default=300.0, gt=0)
-    terminate_on_close: bool = True
-
-
-ConnectionParams = StdioServerParameters | StdioConnectionParams | StreamableHTTPConnectionParams
-"""What :class:`~pyadk.tools.mcp_tool.McpToolset` accepts as ``connection_params``."""
+_Key = frozenset[tuple[str, str]]
+"""A connection's extra request headers."""
 
 
 class McpConnectionError(ConnectionError):
-    """The MCP server could not be started or reached, or did not answer the handshake."""
+    """The MCP server could not be started or reached, did not answer the handshake, or
+    closed the connection during a call."""
 
 
 class McpSessionManager:
-    """Opens a connection to one MCP server on first use and keeps it for later calls."""
+    """Opens connections to one MCP server on first use and keeps them for later calls."""
 
-    def __init__(self, connection_params: ConnectionParams, errlog: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        connection_params: ConnectionParams,
+        *,
+        errlog: TextIO | None = None,
+        header_provider: HeaderProvider | None = None,
+        max_connections: int = 8,
+    ) -> None:
         if isinstance(connection_params, StdioServerParameters):
             connection_params = StdioConnectionParams(server_params=connection_params)
         if not isinstance(
-            connection_params, StdioConnectionParams | StreamableHTTPConnectionParams
+            connection_params,
+            StdioConnectionParams | StreamableHTTPConnectionParams | SseConnectionParams,
         ):
             raise TypeError(
-                "connection_params must be StdioConnectionParams, StdioServerParameters or "
-                f"StreamableHTTPConnectionParams, not {type(connection_params).__name__}."
+                "connection_params must be StdioConnectionParams, StdioServerParameters, "
+                "StreamableHTTPConnectionParams or SseConnectionParams, "
+                f"not {type(connection_params).__name__}."
             )
+        if header_provider is not None and isinstance(connection_params, StdioConnectionParams):
+            raise ValueError("header_provider needs an HTTP server; a stdio server has no headers.")
+        if max_connections < 1:
+            raise ValueError(f"max_connections must be 1 or more, got {max_connections}.")
         if errlog is not None:
             try:
                 errlog.fileno()
@@ -86,10 +86,12 @@ class McpSessionManager:
                     "goes there), e.g. open('mcp.log', 'a') or sys.stderr."
                 ) from error
         self.connection_params = connection_params
+        self.header_provider = header_provider
+        self.max_connections = max_connections
         self._errlog = errlog
-        self._connections: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Connection] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._pools: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, OrderedDict[_Key, _Connection]
+        ] = weakref.WeakKeyDictionary()
 
     @property
     def server_label(self) -> str:
@@ -99,41 +101,83 @@ class McpSessionManager:
             return " ".join([params.server_params.command, *params.server_params.args])
         return params.url
 
-    async def client(self) -> Client:
-        """The connected client for the running event loop (connecting if needed).
+    @asynccontextmanager
+    async def session(self, context: ReadonlyContext | None = None) -> AsyncIterator[Client]:
+        """The connected client for the running loop (and ``context``'s headers), held
+        for the ``async with`` block; connects if needed.
 
-        Raises McpConnectionError when the server cannot be started or reached, or
-        does not complete the handshake within the connection's ``timeout``."""
-        loop = asyncio.get_running_loop()
-        connection = self._connections.get(loop)
+        Raises McpConnectionError when the server cannot be started or reached, or does
+        not complete the handshake within the connection's ``timeout``."""
+        key: _Key = frozenset()
+        if self.header_provider is not None and context is not None:
+            key = frozenset(self.header_provider(context).items())
+        pool = self._pools.get(asyncio.get_running_loop())
+        if pool is None:
+            pool = self._pools[asyncio.get_running_loop()] = OrderedDict()
+        connection = pool.get(key)
         if connection is None or connection.finished:
-            connection = self._connections[loop] = _Connection(self)
-        return await connection.ready()
+            connection = pool[key] = _Connection(self, dict(key))
+        pool.move_to_end(key)
+        connection.users += 1
+        try:
+            await self._evict(pool)
+            yield await connection.ready()
+        finally:
+            connection.users -= 1
 
-    async def reset(self, client: Client) -> None:
-        """Drops the connection of ``client`` (after it failed); the next use reconnects."""
-        connection = self._connections.get(asyncio.get_running_loop())
-        if connection is not None and connection.client is client:
-            await connection.close()
+    def open_connections(self) -> int:
+        """How many connections the running event loop holds (open or opening)."""
+        pool = self._pools.get(asyncio.get_running_loop(), OrderedDict())
+        return sum(not connection.finished for connection in pool.values())
+
+    async def drop(self, client: Client) -> None:
+        """Closes the connection of ``client`` (after it failed); the next use reconnects."""
+        pool = self._pools.get(asyncio.get_running_loop(), OrderedDict())
+        for key, connection in list(pool.items()):
+            if connection.client is client:
+                del pool[key]
+                await connection.close()
 
     async def close(self) -> None:
-        """Closes the connection of the running event loop (and asks those of other
+        """Closes the connections of the running event loop (and asks those of other
         loops still running to close)."""
         current = asyncio.get_running_loop()
-        for loop, connection in list(self._connections.items()):
-            if loop is current:
-                await connection.close()
-            elif loop.is_running():
-                loop.call_soon_threadsafe(connection.stop.set)
-        self._connections.clear()
+        for loop, pool in list(self._pools.items()):
+            for connection in pool.values():
+                if loop is current:
+                    await connection.close()
+                elif loop.is_running():
+                    loop.call_soon_threadsafe(connection.stop.set)
+        self._pools.clear()
 
-    def _open(self, stack: AsyncExitStack) -> Client:
+    async def _evict(self, pool: OrderedDict[_Key, _Connection]) -> None:
+        """Closes the least recently used idle connections beyond ``max_connections``."""
+        excess = len(pool) - self.max_connections
+        for key, connection in list(pool.items()):
+            if excess <= 0:
+                return
+            if connection.users == 0:
+                del pool[key]
+                excess -= 1
+                await connection.close()
+
+    def _open(self, stack: AsyncExitStack, headers: dict[str, str]) -> Client:
         """A client for the server; its transport's resources go on ``stack``."""
         params = self.connection_params
         if isinstance(params, StdioConnectionParams):
             return Client(stdio_client(params.server_params, errlog=self._errlog or sys.stderr))
+        all_headers = {**(params.headers or {}), **headers}
+        if isinstance(params, SseConnectionParams):
+            return Client(
+                sse_client(
+                    params.url,
+                    headers=all_headers,
+                    timeout=params.timeout,
+                    sse_read_timeout=params.sse_read_timeout,
+                )
+            )
         http = httpx2.AsyncClient(
-            headers=params.headers,
+            headers=all_headers,
             timeout=httpx2.Timeout(params.timeout, read=params.sse_read_timeout),
         )
         stack.push_async_callback(http.aclose)
@@ -146,11 +190,13 @@ class McpSessionManager:
 class _Connection:
     """One connection, held by a task of its own until :meth:`close`."""
 
-    def __init__(self, manager: McpSessionManager) -> None:
+    def __init__(self, manager: McpSessionManager, headers: dict[str, str]) -> None:
         self._manager = manager
+        self._headers = headers
         self.client: Client | None = None
         self.error: BaseException | None = None
         self.finished = False
+        self.users = 0
         self.stop = asyncio.Event()
         self._connected = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(
@@ -177,7 +223,7 @@ class _Connection:
     async def _hold(self) -> None:
         try:
             async with AsyncExitStack() as stack:
-                client = self._manager._open(stack)
+                client = self._manager._open(stack, self._headers)
                 self.client = await stack.enter_async_context(client)
                 self._connected.set()
                 await self.stop.wait()
@@ -216,10 +262,4 @@ def _innermost(error: BaseException | None) -> BaseException | None:
     return error
 
 
-__all__ = [
-    "ConnectionParams",
-    "McpConnectionError",
-    "McpSessionManager",
-    "StdioConnectionParams",
-    "StreamableHTTPConnectionParams",
-]
+__all__ = ["HeaderProvider", "McpConnectionError", "McpSessionManager"]

@@ -48,18 +48,22 @@ class McpTool(BaseTool):
         )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        client = await self._session_manager.client()
-        try:
-            result = await client.call_tool(self.name, args)
-        except (MCPError, *_CONNECTION_ERRORS) as error:
-            if isinstance(error, MCPError) and error.error.code != CONNECTION_CLOSED:
-                # refused by the server (unknown tool, bad arguments): the model can retry
-                return {"status": "error", "message": str(error)}
-            await self._session_manager.reset(client)  # the next use reconnects
+        manager = self._session_manager
+        lost: BaseException | None = None
+        async with manager.session(tool_context) as client:
+            try:
+                result = await client.call_tool(self.name, args)
+            except (MCPError, *_CONNECTION_ERRORS) as error:
+                if isinstance(error, MCPError) and error.error.code != CONNECTION_CLOSED:
+                    # refused by the server (unknown tool, bad arguments): the model can retry
+                    return {"status": "error", "message": str(error)}
+                lost = error
+        if lost is not None:
+            await manager.drop(client)  # the next use reconnects
             raise McpConnectionError(
-                f"MCP server {self._session_manager.server_label!r} closed the connection "
-                f"during a call of {self.name!r}: the call may or may not have run."
-            ) from error
+                f"MCP server {manager.server_label!r} closed the connection during a call "
+                f"of {self.name!r}: the call may or may not have run."
+            ) from lost
         data: dict[str, Any] = result.model_dump(
             mode="json", by_alias=True, exclude_none=True, exclude=_BOOKKEEPING
         )
