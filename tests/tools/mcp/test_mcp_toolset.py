@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import sys
 
@@ -266,3 +267,27 @@ def test_header_provider_needs_an_http_server(stdio_params):
         McpToolset(connection_params=stdio_params, header_provider=_user_token)
     with pytest.raises(ValueError, match="max_connections must be 1 or more"):
         McpToolset(connection_params=stdio_params, max_connections=0)
+
+
+async def test_calls_in_one_response_share_the_connection_concurrently(stdio_params):
+    toolset = McpToolset(connection_params=stdio_params)
+    both = types.Content(
+        role="model",
+        parts=[
+            function_call("add", {"a": 1, "b": 2}),
+            function_call("lookup_order", {"order_id": "A-1"}),
+            function_call("server_pid"),
+        ],
+    )
+    agent = LlmAgent(name="multi", model=ScriptedModel([both, "done"]), tools=[toolset])
+    runner = TestRunner(agent)
+    try:
+        events = await runner.run("three things")
+        assert toolset._session_manager.open_connections() == 1
+    finally:
+        await runner.close()
+    responses = _responses(events)
+    assert responses["add"]["structuredContent"] == {"result": 3}
+    order = json.loads(responses["lookup_order"]["content"][0]["text"])
+    assert order == {"order_id": "A-1", "items": 3}
+    assert isinstance(responses["server_pid"]["structuredContent"]["result"], int)
