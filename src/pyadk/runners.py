@@ -387,12 +387,25 @@ class Runner:
         await self.close()
 
 
-def _toolsets(agent: BaseAgent) -> list[BaseToolset]:
+def _toolsets(agent: BaseAgent, seen: set[int] | None = None) -> list[BaseToolset]:
+    """The toolsets of ``agent``'s tree: its children (sub-agents, finally agents) and
+    the agents its ``AgentTool``s run, each toolset once."""
+    from pyadk.tools.agent_tool import AgentTool  # only on close: not in the import path
+
+    seen = set() if seen is None else seen
+    if id(agent) in seen:
+        return []
+    seen.add(id(agent))
     found: list[BaseToolset] = []
     if isinstance(agent, LlmAgent):
-        found.extend(t for t in agent.tools if isinstance(t, BaseToolset))
-    for sub in agent.sub_agents:
-        found.extend(_toolsets(sub))
+        for tool in agent.tools:
+            if isinstance(tool, BaseToolset) and id(tool) not in seen:
+                seen.add(id(tool))
+                found.append(tool)
+            elif isinstance(tool, AgentTool):
+                found.extend(_toolsets(tool.agent, seen))
+    for child in agent._children():
+        found.extend(_toolsets(child, seen))
     return found
 
 

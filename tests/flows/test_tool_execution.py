@@ -10,9 +10,16 @@ import pytest
 from pydantic import BaseModel
 
 from pyadk import types
-from pyadk.agents import LlmAgent, ReadonlyContext
+from pyadk.agents import LlmAgent, ReadonlyContext, SequentialAgent
 from pyadk.testing import ScriptedModel, TestRunner, function_call, simplify_events
-from pyadk.tools import BaseTool, BaseToolset, FunctionTool, LongRunningFunctionTool, ToolContext
+from pyadk.tools import (
+    AgentTool,
+    BaseTool,
+    BaseToolset,
+    FunctionTool,
+    LongRunningFunctionTool,
+    ToolContext,
+)
 
 
 def add(a: int, b: int) -> int:
@@ -443,3 +450,15 @@ async def test_runner_close_closes_toolsets_in_the_agent_tree() -> None:
     await runner.close()
 
     assert (top.closed, nested.closed) == (1, 1)
+
+
+async def test_runner_close_reaches_agent_tools_and_finally_agents_once_each() -> None:
+    shared, behind_tool, in_finally = _Toolset(), _Toolset(), _Toolset()
+    helper = LlmAgent(name="helper", model=ScriptedModel([]), tools=[behind_tool, shared])
+    cleanup = LlmAgent(name="cleanup", model=ScriptedModel([]), tools=[in_finally, shared])
+    worker = LlmAgent(name="worker", model=ScriptedModel([]), tools=[AgentTool(helper), shared])
+    runner = TestRunner(SequentialAgent(name="flow", sub_agents=[worker], finally_agents=[cleanup]))
+
+    await runner.close()
+
+    assert (shared.closed, behind_tool.closed, in_finally.closed) == (1, 1, 1)
