@@ -122,7 +122,7 @@ async def test_a_crashed_server_fails_the_call_and_the_next_use_restarts_it(stdi
     try:
         tools = {t.name: t for t in await toolset.get_tools()}
         first = await tools["server_pid"].run_async(args={}, tool_context=None)
-        with pytest.raises(McpConnectionError, match="closed the connection during a call"):
+        with pytest.raises(McpConnectionError, match="closed the connection during a request"):
             await tools["crash"].run_async(args={}, tool_context=None)
         tools = {t.name: t for t in await toolset.get_tools()}
         second = await tools["server_pid"].run_async(args={}, tool_context=None)

@@ -21,11 +21,13 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, TextIO
 
+import anyio
 import httpx2
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CONNECTION_CLOSED
 
 from pyadk.tools.mcp_tool.connection_params import (
     ConnectionParams,
@@ -41,6 +43,10 @@ logger = logging.getLogger(__name__)
 
 HeaderProvider = Callable[["ReadonlyContext"], dict[str, str]]
 """Computes the HTTP headers of a request from the run's context (e.g. a user's token)."""
+
+_CONNECTION_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, EOFError, OSError)
+"""What a request raises, besides the SDK's CONNECTION_CLOSED error, when the connection
+itself is gone."""
 
 _Key = frozenset[tuple[str, str]]
 """A connection's extra request headers."""
@@ -106,8 +112,9 @@ class McpSessionManager:
         """The connected client for the running loop (and ``context``'s headers), held
         for the ``async with`` block; connects if needed.
 
-        Raises McpConnectionError when the server cannot be started or reached, or does
-        not complete the handshake within the connection's ``timeout``."""
+        Raises McpConnectionError when the server cannot be started or reached, does
+        not complete the handshake within the connection's ``timeout``, or closes the
+        connection during the block (which drops it: the next use reconnects)."""
         key: _Key = frozenset()
         if self.header_provider is not None and context is not None:
             key = frozenset(self.header_provider(context).items())
@@ -121,9 +128,22 @@ class McpSessionManager:
         connection.users += 1
         try:
             await self._evict(pool)
-            yield await connection.ready()
+            client = await connection.ready()
+            try:
+                yield client
+            except Exception as error:
+                if not is_connection_lost(error):
+                    raise
+                lost = error
+            else:
+                return
         finally:
             connection.users -= 1
+        await self.drop(client)  # the next use reconnects
+        raise McpConnectionError(
+            f"MCP server {self.server_label!r} closed the connection during a request: "
+            "it may or may not have been carried out."
+        ) from lost
 
     def open_connections(self) -> int:
         """How many connections the running event loop holds (open or opening)."""
@@ -255,6 +275,13 @@ class _Connection:
             pass
 
 
+def is_connection_lost(error: BaseException) -> bool:
+    """Whether ``error`` (raised by a request) means the connection itself is gone."""
+    if isinstance(error, MCPError):
+        return error.error.code == CONNECTION_CLOSED
+    return isinstance(error, _CONNECTION_ERRORS)
+
+
 def _innermost(error: BaseException | None) -> BaseException | None:
     """The one error inside nested single-error groups (the SDK's task groups wrap them)."""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
@@ -262,4 +289,4 @@ def _innermost(error: BaseException | None) -> BaseException | None:
     return error
 
 
-__all__ = ["HeaderProvider", "McpConnectionError", "McpSessionManager"]
+__all__ = ["HeaderProvider", "McpConnectionError", "McpSessionManager", "is_connection_lost"]

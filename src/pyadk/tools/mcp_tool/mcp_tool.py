@@ -4,22 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import anyio
 from mcp import MCPError
-from mcp_types import CONNECTION_CLOSED, TextContent
+from mcp_types import TextContent
 
 from pyadk import types
 from pyadk.tools.base_tool import BaseTool
-from pyadk.tools.mcp_tool.mcp_session_manager import McpConnectionError
+from pyadk.tools.mcp_tool.mcp_session_manager import is_connection_lost
 
 if TYPE_CHECKING:
     import mcp_types
 
     from pyadk.tools.mcp_tool.mcp_session_manager import McpSessionManager
     from pyadk.tools.tool_context import ToolContext
-
-_CONNECTION_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, EOFError, OSError)
-"""What a call raises when the connection itself is gone (the next call reconnects)."""
 
 _BOOKKEEPING = {"meta", "result_type"}
 """Protocol fields of a result that tell the model nothing about the tool's output."""
@@ -48,22 +44,14 @@ class McpTool(BaseTool):
         )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        manager = self._session_manager
-        lost: BaseException | None = None
-        async with manager.session(tool_context) as client:
+        async with self._session_manager.session(tool_context) as client:
             try:
                 result = await client.call_tool(self.name, args)
-            except (MCPError, *_CONNECTION_ERRORS) as error:
-                if isinstance(error, MCPError) and error.error.code != CONNECTION_CLOSED:
-                    # refused by the server (unknown tool, bad arguments): the model can retry
-                    return {"status": "error", "message": str(error)}
-                lost = error
-        if lost is not None:
-            await manager.drop(client)  # the next use reconnects
-            raise McpConnectionError(
-                f"MCP server {manager.server_label!r} closed the connection during a call "
-                f"of {self.name!r}: the call may or may not have run."
-            ) from lost
+            except MCPError as error:
+                if is_connection_lost(error):
+                    raise  # McpConnectionError from the session: never re-run on its own
+                # refused by the server (unknown tool, bad arguments): the model can retry
+                return {"status": "error", "message": str(error)}
         data: dict[str, Any] = result.model_dump(
             mode="json", by_alias=True, exclude_none=True, exclude=_BOOKKEEPING
         )

@@ -1,4 +1,4 @@
-"""McpToolset: the tools of an MCP server (stdio subprocess or Streamable HTTP)."""
+"""McpToolset: the tools of an MCP server (a stdio subprocess, Streamable HTTP or SSE)."""
 
 from __future__ import annotations
 
