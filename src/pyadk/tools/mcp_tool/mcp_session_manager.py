@@ -118,9 +118,7 @@ class McpSessionManager:
         key: _Key = frozenset()
         if self.header_provider is not None and context is not None:
             key = frozenset(self.header_provider(context).items())
-        pool = self._pools.get(asyncio.get_running_loop())
-        if pool is None:
-            pool = self._pools[asyncio.get_running_loop()] = OrderedDict()
+        pool = self._pools.setdefault(asyncio.get_running_loop(), OrderedDict())
         connection = pool.get(key)
         if connection is None or connection.finished:
             connection = pool[key] = _Connection(self, dict(key))
@@ -134,16 +132,13 @@ class McpSessionManager:
             except Exception as error:
                 if not is_connection_lost(error):
                     raise
-                lost = error
-            else:
-                return
+                await self.drop(client)  # the next use reconnects
+                raise McpConnectionError(
+                    f"MCP server {self.server_label!r} closed the connection during a "
+                    "request: it may or may not have been carried out."
+                ) from error
         finally:
             connection.users -= 1
-        await self.drop(client)  # the next use reconnects
-        raise McpConnectionError(
-            f"MCP server {self.server_label!r} closed the connection during a request: "
-            "it may or may not have been carried out."
-        ) from lost
 
     def open_connections(self) -> int:
         """How many connections the running event loop holds (open or opening)."""
