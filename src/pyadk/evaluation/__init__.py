@@ -1,0 +1,93 @@
+"""Evaluate agents against recorded conversations, locally (google-adk's eval format).
+
+``pyadk eval AGENT_DIR FILE.evalset.json`` from the command line, or
+``await AgentEvaluator.evaluate("my_agent", "tests/eval")`` in a test.
+"""
+
+from pyadk.evaluation.agent_evaluator import AgentEvaluator
+from pyadk.evaluation.eval_case import (
+    EvalCase,
+    IntermediateData,
+    Invocation,
+    SessionInput,
+    get_all_tool_calls,
+)
+from pyadk.evaluation.eval_config import (
+    DEFAULT_CRITERIA,
+    EvalConfig,
+    EvalConfigError,
+    find_config_for_test_file,
+    get_eval_metrics_from_config,
+    load_eval_config,
+)
+from pyadk.evaluation.eval_metrics import (
+    BaseCriterion,
+    EvalMetric,
+    EvalMetricResult,
+    EvalMetricResultPerInvocation,
+    EvalStatus,
+    PrebuiltMetrics,
+    ToolTrajectoryCriterion,
+)
+from pyadk.evaluation.eval_result import EvalCaseResult, EvalSetResult
+from pyadk.evaluation.eval_runner import evaluate_eval_case, evaluate_eval_set
+from pyadk.evaluation.eval_set import EvalSet
+from pyadk.evaluation.eval_set_files import EvalSetFileError, eval_set_files, load_eval_set
+from pyadk.evaluation.eval_summary import (
+    CaseSummary,
+    MetricSummary,
+    failure_lines,
+    format_summaries,
+    summarize,
+)
+from pyadk.evaluation.evaluation_generator import generate_invocations, invocation_from_events
+from pyadk.evaluation.evaluator import EvaluationResult, Evaluator, PerInvocationResult
+from pyadk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
+from pyadk.evaluation.metric_registry import get_evaluator, register_evaluator
+from pyadk.evaluation.response_evaluator import ResponseEvaluator
+from pyadk.evaluation.trajectory_evaluator import TrajectoryEvaluator
+
+__all__ = [
+    "DEFAULT_CRITERIA",
+    "AgentEvaluator",
+    "BaseCriterion",
+    "CaseSummary",
+    "EvalCase",
+    "EvalCaseResult",
+    "EvalConfig",
+    "EvalConfigError",
+    "EvalMetric",
+    "EvalMetricResult",
+    "EvalMetricResultPerInvocation",
+    "EvalSet",
+    "EvalSetFileError",
+    "EvalSetResult",
+    "EvalStatus",
+    "EvaluationResult",
+    "Evaluator",
+    "IntermediateData",
+    "Invocation",
+    "LocalEvalSetResultsManager",
+    "MetricSummary",
+    "PerInvocationResult",
+    "PrebuiltMetrics",
+    "ResponseEvaluator",
+    "SessionInput",
+    "ToolTrajectoryCriterion",
+    "TrajectoryEvaluator",
+    "eval_set_files",
+    "evaluate_eval_case",
+    "evaluate_eval_set",
+    "failure_lines",
+    "find_config_for_test_file",
+    "format_summaries",
+    "generate_invocations",
+    "get_all_tool_calls",
+    "get_eval_metrics_from_config",
+    "get_evaluator",
+    "invocation_from_events",
+    "load_eval_config",
+    "load_eval_set",
+    "register_evaluator",
+    "summarize",
+]

@@ -1,0 +1,90 @@
+"""``test_config.json``: which metrics to compute and the thresholds they must reach."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from pyadk.evaluation.eval_metrics import (
+    BaseCriterion,
+    EvalMetric,
+    PrebuiltMetrics,
+    ToolTrajectoryCriterion,
+)
+
+CONFIG_FILE_NAME = "test_config.json"
+
+DEFAULT_CRITERIA: dict[str, float] = {
+    PrebuiltMetrics.TOOL_TRAJECTORY_AVG_SCORE.value: 1.0,
+    PrebuiltMetrics.RESPONSE_MATCH_SCORE.value: 0.8,
+}
+"""Used when no ``test_config.json`` is given or found (google-adk's defaults)."""
+
+_CRITERION_TYPES: dict[str, type[BaseCriterion]] = {
+    PrebuiltMetrics.TOOL_TRAJECTORY_AVG_SCORE.value: ToolTrajectoryCriterion,
+}
+
+
+def _default_criteria() -> dict[str, float | BaseCriterion]:
+    return dict(DEFAULT_CRITERIA)
+
+
+class EvalConfigError(ValueError):
+    """A ``test_config.json`` that cannot be used (names the file and the problem)."""
+
+
+class EvalConfig(BaseModel):
+    """``{"criteria": {metric_name: threshold | {"threshold": ..., ...}}}``."""
+
+    criteria: dict[str, float | BaseCriterion] = Field(default_factory=_default_criteria)
+
+    @field_validator("criteria", mode="before")
+    @classmethod
+    def _typed_criteria(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        typed: dict[str, Any] = {}
+        for name, criterion in value.items():
+            if isinstance(criterion, dict):
+                criterion = _CRITERION_TYPES.get(name, BaseCriterion).model_validate(criterion)
+            typed[name] = criterion
+        return typed
+
+
+def get_eval_metrics_from_config(eval_config: EvalConfig) -> list[EvalMetric]:
+    """One :class:`EvalMetric` per criterion, in the config's order."""
+    metrics = []
+    for name, criterion in eval_config.criteria.items():
+        if isinstance(criterion, BaseCriterion):
+            metrics.append(
+                EvalMetric(metric_name=name, threshold=criterion.threshold, criterion=criterion)
+            )
+        else:
+            metrics.append(EvalMetric(metric_name=name, threshold=float(criterion)))
+    return metrics
+
+
+def load_eval_config(path: str | Path) -> EvalConfig:
+    """Reads a ``test_config.json``; EvalConfigError if it is missing or malformed."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise EvalConfigError(f"Eval config file not found: {path}") from None
+    except (OSError, ValueError) as error:
+        raise EvalConfigError(f"Cannot read eval config {path}: {error}") from error
+    try:
+        return EvalConfig.model_validate(data)
+    except ValidationError as error:
+        raise EvalConfigError(f"Invalid eval config {path}: {error}") from error
+
+
+def find_config_for_test_file(test_file: str | Path) -> EvalConfig:
+    """The ``test_config.json`` beside ``test_file``, else the default criteria."""
+    candidate = Path(test_file).parent / CONFIG_FILE_NAME
+    if candidate.is_file():
+        return load_eval_config(candidate)
+    return EvalConfig()

@@ -1,0 +1,95 @@
+"""Metric names, criteria, statuses and per-metric results."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
+from pydantic.alias_generators import to_camel
+
+from pyadk.evaluation.common import EvalBaseModel
+from pyadk.evaluation.eval_case import Invocation
+
+
+class EvalStatus(Enum):
+    """How a metric, an invocation or a case came out."""
+
+    PASSED = 1
+    FAILED = 2
+    NOT_EVALUATED = 3
+
+
+class PrebuiltMetrics(Enum):
+    """The metrics pyadk computes locally, by their config names."""
+
+    TOOL_TRAJECTORY_AVG_SCORE = "tool_trajectory_avg_score"
+    RESPONSE_MATCH_SCORE = "response_match_score"
+
+
+class BaseCriterion(BaseModel):
+    """A metric's settings in ``test_config.json``: at least its threshold."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+    threshold: float
+
+
+class ToolTrajectoryCriterion(BaseCriterion):
+    """How ``tool_trajectory_avg_score`` compares the actual tool calls with the expected."""
+
+    class MatchType(Enum):
+        """EXACT: the same calls in the same order, nothing else. IN_ORDER: the expected
+        calls appear in this order, other calls may come between. ANY_ORDER: every
+        expected call appears (each matched once), in any order, among any others."""
+
+        EXACT = 0
+        IN_ORDER = 1
+        ANY_ORDER = 2
+
+    match_type: MatchType = MatchType.EXACT
+    ignore_args: bool = False
+    """Compare tool names only."""
+
+    @field_validator("match_type", mode="before")
+    @classmethod
+    def _match_type_by_name(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return cls.MatchType[value.strip().upper()]
+            except KeyError:
+                names = ", ".join(m.name for m in cls.MatchType)
+                raise ValueError(f"unknown match_type {value!r} (one of {names})") from None
+        return value
+
+
+class EvalMetric(EvalBaseModel):
+    """A metric to compute and the threshold (or criterion) it must reach."""
+
+    metric_name: str
+    threshold: float | None = None
+    criterion: SerializeAsAny[BaseCriterion] | None = None
+
+    def effective_threshold(self) -> float:
+        """The criterion's threshold, else ``threshold``; ValueError if neither is set."""
+        if self.criterion is not None:
+            return self.criterion.threshold
+        if self.threshold is None:
+            raise ValueError(f"Metric {self.metric_name!r} has no threshold.")
+        return self.threshold
+
+
+class EvalMetricResult(EvalMetric):
+    """A metric's score and status (for one invocation, or for the whole case)."""
+
+    score: float | None = None
+    eval_status: EvalStatus
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvalMetricResultPerInvocation(EvalBaseModel):
+    """The metric results of one invocation, beside what happened and what was expected."""
+
+    actual_invocation: Invocation
+    expected_invocation: Invocation | None = None
+    eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)

@@ -1,0 +1,68 @@
+"""The interface of a metric: actual invocations against expected ones, one score each."""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyadk.evaluation.eval_case import Invocation
+from pyadk.evaluation.eval_metrics import EvalMetric, EvalStatus
+
+
+@dataclass
+class PerInvocationResult:
+    """A metric's verdict on one invocation."""
+
+    actual_invocation: Invocation
+    expected_invocation: Invocation | None
+    score: float | None = None
+    eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EvaluationResult:
+    """A metric's verdict on a whole conversation: the mean of its invocations' scores."""
+
+    overall_score: float | None = None
+    overall_eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    per_invocation_results: list[PerInvocationResult] = field(default_factory=list)
+
+
+class Evaluator(abc.ABC):
+    """Computes one metric. Subclasses score one invocation; averaging is shared."""
+
+    def __init__(self, eval_metric: EvalMetric) -> None:
+        self.eval_metric = eval_metric
+        self.threshold = eval_metric.effective_threshold()
+
+    @abc.abstractmethod
+    def score_invocation(
+        self, actual: Invocation, expected: Invocation
+    ) -> tuple[float, dict[str, Any]]:
+        """The score of one invocation (0 to 1) and details that explain it."""
+
+    def status(self, score: float) -> EvalStatus:
+        """PASSED when ``score`` reaches the threshold."""
+        return EvalStatus.PASSED if score >= self.threshold else EvalStatus.FAILED
+
+    def evaluate_invocations(
+        self, actual_invocations: list[Invocation], expected_invocations: list[Invocation]
+    ) -> EvaluationResult:
+        """Scores each actual invocation against the expected one at the same place."""
+        if len(actual_invocations) != len(expected_invocations):
+            raise ValueError(
+                f"{len(actual_invocations)} actual invocations for "
+                f"{len(expected_invocations)} expected ones."
+            )
+        results = []
+        for actual, expected in zip(actual_invocations, expected_invocations, strict=True):
+            score, details = self.score_invocation(actual, expected)
+            results.append(
+                PerInvocationResult(actual, expected, score, self.status(score), details)
+            )
+        if not results:
+            return EvaluationResult()
+        overall = sum(r.score or 0.0 for r in results) / len(results)
+        return EvaluationResult(overall, self.status(overall), results)
