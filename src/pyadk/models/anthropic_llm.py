@@ -41,7 +41,7 @@ class Claude(BaseLlm):
 
     _supported: ClassVar[list[str]] = [r"claude-.*", r"anthropic/.+"]
 
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-4-6"
     api_key: str | None = None
     base_url: str | None = None
     max_tokens: int = 4096
