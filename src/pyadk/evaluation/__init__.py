@@ -43,6 +43,7 @@ from pyadk.evaluation.eval_summary import (
 from pyadk.evaluation.evaluation_generator import generate_invocations, invocation_from_events
 from pyadk.evaluation.evaluator import EvaluationResult, Evaluator, PerInvocationResult
 from pyadk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
+from pyadk.evaluation.local_eval_sets_manager import LocalEvalSetsManager
 from pyadk.evaluation.metric_registry import get_evaluator, register_evaluator
 from pyadk.evaluation.response_evaluator import ResponseEvaluator
 from pyadk.evaluation.trajectory_evaluator import TrajectoryEvaluator
@@ -68,6 +69,7 @@ __all__ = [
     "IntermediateData",
     "Invocation",
     "LocalEvalSetResultsManager",
+    "LocalEvalSetsManager",
     "MetricSummary",
     "PerInvocationResult",
     "PrebuiltMetrics",

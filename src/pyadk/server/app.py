@@ -23,6 +23,7 @@ from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
 from pyadk.server import (
     routes_artifacts,
+    routes_eval,
     routes_graph,
     routes_live,
     routes_run,
@@ -97,7 +98,15 @@ def create_app(
     app.state.pyadk = ctx
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(ValidationError, _validation_error)
-    routers = (routes_sessions, routes_artifacts, routes_run, routes_ui, routes_live, routes_graph)
+    routers = (
+        routes_sessions,
+        routes_artifacts,
+        routes_run,
+        routes_ui,
+        routes_live,
+        routes_graph,
+        routes_eval,
+    )
     for module in routers:
         app.include_router(module.make_router(ctx))
     app.state.span_store = routes_trace.install_span_store() if trace else None
