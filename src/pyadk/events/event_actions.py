@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from pyadk.events.outcome import AgentOutcome
+from pyadk.events.tool_confirmation import ToolConfirmation
 from pyadk.types import _Base
 
 
@@ -25,6 +26,8 @@ class EventActions(_Base):
     """Ends the nearest enclosing LoopAgent (or signals the parent)."""
     requested_auth_configs: dict[str, Any] = Field(default_factory=dict)
     """Credentials requested by tools, keyed by function-call id."""
+    requested_tool_confirmations: dict[str, ToolConfirmation] = Field(default_factory=dict)
+    """Approvals asked for by tool calls, keyed by function-call id."""
     end_of_agent: bool | None = None
     """Marks the last event an agent emitted in this invocation."""
     agent_state: dict[str, Any] | None = None
@@ -37,6 +40,8 @@ class EventActions(_Base):
         self.state_delta.update(other.state_delta)
         self.artifact_delta.update(other.artifact_delta)
         self.requested_auth_configs.update(other.requested_auth_configs)
+        if other.requested_tool_confirmations:
+            self.requested_tool_confirmations.update(other.requested_tool_confirmations)
         if other.transfer_to_agent:
             self.transfer_to_agent = other.transfer_to_agent
         if other.escalate:
@@ -52,6 +57,7 @@ class EventActions(_Base):
             self.state_delta
             or self.artifact_delta
             or self.requested_auth_configs
+            or self.requested_tool_confirmations
             or self.transfer_to_agent
             or self.escalate
             or self.skip_summarization

@@ -18,7 +18,7 @@ from pyadk.agents.run_config import StreamingMode
 from pyadk.errors import ModelTimeoutError
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
-from pyadk.flows import functions
+from pyadk.flows import functions, tool_confirmations
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from pyadk.agents.base_agent import BaseAgent
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.events.tool_confirmation import ToolConfirmation
     from pyadk.flows.processors.base import BaseLlmRequestProcessor, BaseLlmResponseProcessor
 
 
@@ -73,6 +74,16 @@ class BaseLlmFlow:
         """
         agent = ctx.agent
         output_agent = agent if isinstance(agent, LlmAgent) and agent.output_key else None
+        answered = tool_confirmations.answers(ctx.user_content)
+        if answered:  # the client answered calls that waited for approval: run them
+            approved = tool_confirmations.approved_calls(ctx, answered)
+            if approved is None:
+                return  # answers already used (a resent message): nothing to do
+            async with aclosing(self._resume_confirmed(ctx, *approved)) as events:
+                async for event in events:
+                    yield _seen(event, output_agent)
+                    if event.long_running_tool_ids:
+                        return  # a call asked for approval again
         while True:
             last_event: Event | None = None
             llm_request = construct(LlmRequest)
@@ -121,6 +132,11 @@ class BaseLlmFlow:
                     if response is None:
                         continue
                     yield (last_event := _seen(response, output_agent))
+                    if response.actions.requested_tool_confirmations:
+                        request = tool_confirmations.request_event(ctx, event, response)
+                        if request is not None:  # the step ends, waiting for approval
+                            yield (last_event := _seen(request, output_agent))
+                            continue
                     structured = _structured_answer(ctx, response)
                     if structured is not None:
                         yield (last_event := _seen(structured, output_agent))
@@ -140,6 +156,28 @@ class BaseLlmFlow:
                 break
             if last_event.partial:
                 raise ValueError("Last event of a step should not be partial.")
+
+    async def _resume_confirmed(
+        self,
+        ctx: InvocationContext,
+        call_event: Event,
+        confirmations: dict[str, ToolConfirmation],
+    ) -> AsyncGenerator[Event, None]:
+        """Runs (or refuses) the approved or rejected calls; yields their results, and a
+        new request if a call asks for approval again."""
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
+        response = await functions.handle_function_calls_async(
+            ctx, call_event, tools, confirmations
+        )
+        if response is None:
+            return
+        yield response
+        if response.actions.requested_tool_confirmations:
+            request = tool_confirmations.request_event(ctx, call_event, response)
+            if request is not None:
+                yield request
 
     async def _preprocess_async(
         self, ctx: InvocationContext, llm_request: LlmRequest

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.events.tool_confirmation import ToolConfirmation
     from pyadk.tools.base_tool import BaseTool
 
 CLIENT_CALL_ID_PREFIX = "adk-"
@@ -53,13 +54,17 @@ def long_running_call_ids(event: Event, tools_dict: dict[str, BaseTool]) -> set[
 
 
 async def handle_function_calls_async(
-    ctx: InvocationContext, call_event: Event, tools_dict: dict[str, BaseTool]
+    ctx: InvocationContext,
+    call_event: Event,
+    tools_dict: dict[str, BaseTool],
+    confirmations: dict[str, ToolConfirmation] | None = None,
 ) -> Event | None:
     """Runs every call in ``call_event``; returns one event with all the responses.
 
     Calls run concurrently, each with its own ToolContext; their state deltas and
     other actions are merged in call order. None when no call produced a response
-    (long-running tools that return nothing).
+    (long-running tools that return nothing). ``confirmations`` holds a person's
+    answers to calls that asked for approval (by call id).
     """
     calls = call_event.get_function_calls()
     if not calls:
@@ -70,6 +75,8 @@ async def handle_function_calls_async(
     if tracer is not None:  # the tool spans carry the id of the response event
         event_id = Event.new_id()
         execute = functools.partial(_traced_execute_call, tracer, event_id)
+    if confirmations:
+        execute = functools.partial(execute, confirmations=confirmations)
     if len(calls) == 1:
         results = [await execute(ctx, calls[0], tools_dict, concurrent=False)]
     else:
@@ -116,10 +123,13 @@ async def _traced_execute_call(
     tools_dict: dict[str, BaseTool],
     *,
     concurrent: bool,
+    confirmations: dict[str, ToolConfirmation] | None = None,
 ) -> _CallResult:
     """:func:`_execute_call` inside an ``execute_tool <name>`` span."""
     with ToolSpan(tracer, ctx, call, tools_dict.get(call.name or ""), event_id) as span:
-        result = await _execute_call(ctx, call, tools_dict, concurrent=concurrent)
+        result = await _execute_call(
+            ctx, call, tools_dict, concurrent=concurrent, confirmations=confirmations
+        )
         response = result[0].function_response if result is not None else None
         span.record(response.response if response is not None else None)
         return result
@@ -131,6 +141,7 @@ async def _execute_call(
     tools_dict: dict[str, BaseTool],
     *,
     concurrent: bool,
+    confirmations: dict[str, ToolConfirmation] | None = None,
 ) -> _CallResult:
     tool_context = ToolContext(ctx, function_call_id=call.id)
     tool_context.concurrent = concurrent
@@ -144,9 +155,16 @@ async def _execute_call(
             f"Available tools: {available}."
         }
     else:
-        response = await _run_tool_with_callbacks(ctx, tool, args, tool_context)
-        if response is None and tool.is_long_running:
-            return None
+        response = None
+        confirmation = confirmations.get(call.id or "") if confirmations else None
+        if confirmation is not None or tool.require_confirmation:
+            from pyadk.flows.tool_confirmations import gate  # rare: calls needing approval
+
+            response = await gate(tool, args, tool_context, confirmation)
+        if response is None:
+            response = await _run_tool_with_callbacks(ctx, tool, args, tool_context)
+            if response is None and tool.is_long_running:
+                return None
     if not isinstance(response, dict):
         response = {"result": response}
     part = construct(

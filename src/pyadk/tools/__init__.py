@@ -8,6 +8,7 @@ from pyadk.tools.function_tool import FunctionTool
 from pyadk.tools.load_artifacts_tool import load_artifacts
 from pyadk.tools.long_running_tool import LongRunningFunctionTool
 from pyadk.tools.memory_tools import load_memory, preload_memory
+from pyadk.tools.tool_confirmation import ToolConfirmation
 from pyadk.tools.tool_context import ToolContext
 from pyadk.tools.transfer_to_agent_tool import transfer_to_agent
 
@@ -17,6 +18,7 @@ __all__ = [
     "BaseToolset",
     "FunctionTool",
     "LongRunningFunctionTool",
+    "ToolConfirmation",
     "ToolContext",
     "ToolPredicate",
     "exit_loop",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import abc
+import inspect
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
@@ -12,14 +14,48 @@ if TYPE_CHECKING:
     from pyadk.tools.tool_context import ToolContext
 
 
+RequireConfirmation = bool | Callable[..., Any]
+"""True, or a predicate over the call's arguments (sync or async) saying whether this
+call needs approval; it may also take ``tool_context``."""
+
+
 class BaseTool(abc.ABC):
     """A tool: a name, a description, a declaration for the model and a ``run_async``."""
 
-    def __init__(self, *, name: str, description: str = "", is_long_running: bool = False):
+    require_confirmation: RequireConfirmation = False
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str = "",
+        is_long_running: bool = False,
+        require_confirmation: RequireConfirmation = False,
+    ):
         self.name = name
         self.description = description
         self.is_long_running = is_long_running
         """Long-running tools pause the agent; the client sends the result later."""
+        self.require_confirmation = require_confirmation
+        """Calls that need a person's approval first (see :meth:`check_require_confirmation`)."""
+
+    async def check_require_confirmation(
+        self, args: dict[str, Any], tool_context: ToolContext
+    ) -> bool:
+        """Whether this call needs approval before it runs. The framework checks it for
+        every tool before any callback or ``run_async``."""
+        require = self.require_confirmation
+        if not callable(require):
+            return bool(require)
+        parameters = inspect.signature(require).parameters
+        takes_all = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+        kwargs = {k: v for k, v in args.items() if takes_all or k in parameters}
+        if "tool_context" in parameters:
+            kwargs["tool_context"] = tool_context
+        answer = require(**kwargs)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        return bool(answer)
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         """The function declaration shown to the model (None: not a function tool)."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
-from pyadk.tools.base_tool import BaseTool
+from pyadk.tools.base_tool import BaseTool, RequireConfirmation
 from pyadk.tools.function_declarations import build_function_declaration, validate_arguments
 
 if TYPE_CHECKING:
@@ -24,15 +24,22 @@ class FunctionTool(BaseTool):
     (pydantic models included); invalid or missing ones come back to the model as an
     ``{"error": ...}`` result instead of raising. A parameter named ``tool_context``
     receives the :class:`ToolContext`. When several calls run at once, sync functions
-    run in worker threads so they do not block each other.
+    run in worker threads so they do not block each other. ``require_confirmation``
+    (True, or a predicate over the arguments) makes calls wait for a person's approval.
     """
 
-    def __init__(self, func: Callable[..., Any], *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        require_confirmation: RequireConfirmation = False,
+    ) -> None:
         tool_name = name or getattr(func, "__name__", None) or type(func).__name__
         self.func = func
         self._declaration: types.FunctionDeclaration | None = None
         self._description: str | None = None
-        super().__init__(name=tool_name)
+        super().__init__(name=tool_name, require_confirmation=require_confirmation)
         target = func if inspect.isroutine(func) else getattr(func, "__call__", func)  # noqa: B004
         self._takes_tool_context = "tool_context" in inspect.signature(target).parameters
         self._is_async = inspect.iscoroutinefunction(target)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.events.event_actions import EventActions
+from pyadk.events.tool_confirmation import ToolConfirmation
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -16,7 +17,8 @@ class ToolContext(CallbackContext):
     """Context of one tool call: its ``function_call_id``, ``actions`` and services.
 
     Tools steer the run through ``actions``: ``escalate``, ``transfer_to_agent``,
-    ``skip_summarization``, or by writing ``state``.
+    ``skip_summarization``, or by writing ``state``. A call that was approved carries
+    the person's answer in ``tool_confirmation``.
     """
 
     def __init__(
@@ -30,6 +32,8 @@ class ToolContext(CallbackContext):
         self.function_call_id = function_call_id
         self.concurrent = False
         """True when other calls of the same model response run at the same time."""
+        self.tool_confirmation: ToolConfirmation | None = None
+        """The approval this call runs with (None: it was not asked for one)."""
 
     @property
     def invocation_context(self) -> InvocationContext:
@@ -50,3 +54,16 @@ class ToolContext(CallbackContext):
         if not self.function_call_id:
             raise ValueError("request_credential needs a function_call_id.")
         self._event_actions.requested_auth_configs[self.function_call_id] = auth_config
+
+    def request_confirmation(self, *, hint: str | None = None, payload: Any = None) -> None:
+        """Asks the client to approve this call (``requested_tool_confirmations``).
+
+        The framework then ends the agent's step with an ``adk_request_confirmation``
+        call; once the client approves, this tool runs again with
+        ``tool_confirmation`` set (a rejected call is not run again).
+        """
+        if not self.function_call_id:
+            raise ValueError("request_confirmation needs a function_call_id.")
+        self._event_actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
+            hint=hint or "", payload=payload
+        )

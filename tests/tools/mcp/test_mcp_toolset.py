@@ -291,3 +291,28 @@ async def test_calls_in_one_response_share_the_connection_concurrently(stdio_par
     order = json.loads(responses["lookup_order"]["content"][0]["text"])
     assert order == {"order_id": "A-1", "items": 3}
     assert isinstance(responses["server_pid"]["structuredContent"]["result"], int)
+
+
+async def test_a_servers_tools_can_wait_for_approval(stdio_params):
+    from pyadk.tools.tool_confirmation import confirmation_answer, confirmation_requests
+
+    toolset = McpToolset(
+        connection_params=stdio_params, require_confirmation=lambda a, b: a + b > 10
+    )
+    model = ScriptedModel(
+        [
+            function_call("add", {"a": 1, "b": 2}),
+            "3",
+            function_call("add", {"a": 20, "b": 22}),
+            "42",
+        ]
+    )
+    async with TestRunner(LlmAgent(name="calc", model=model, tools=[toolset])) as runner:
+        small = await runner.run("1 + 2?")  # below the line: runs at once
+        assert _responses(small)["add"]["structuredContent"] == {"result": 3}
+        waiting = await runner.run("20 + 22?")
+        assert "structuredContent" not in _responses(waiting)["add"]  # not sent to the server
+        [request] = confirmation_requests(waiting[-1])
+        done = await runner.run(confirmation_answer(request, confirmed=True))
+    assert _responses(done)["add"]["structuredContent"] == {"result": 42}
+    assert done[-1].text == "42"

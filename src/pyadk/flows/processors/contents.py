@@ -12,6 +12,7 @@ from pyadk import types
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events.event import Event
+from pyadk.events.tool_confirmation import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.flows.processors.contents_cache import CachedHistory, HistoryCache
 from pyadk.models.llm_request import LlmRequest
@@ -139,13 +140,19 @@ def _content(role: str | None, parts: list[types.Part]) -> types.Content:
 
 
 def _has_content(event: Event) -> bool:
+    """False for events without model-facing content: empty ones, and the approval
+    traffic of tool confirmations (requests and answers; the model sees the results)."""
     content = event.content
     if content is None or not content.role:
         return False
     parts = content.parts
     if not parts:
         return False
-    return not (len(parts) == 1 and parts[0].text == "")
+    first = parts[0]
+    if first.text is not None:
+        return not (len(parts) == 1 and first.text == "")
+    call = first.function_call or first.function_response
+    return call is None or call.name != REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
 
 
 def _current_turn_start(events: list[Event], agent_name: str) -> int:

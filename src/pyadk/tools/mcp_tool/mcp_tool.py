@@ -8,7 +8,7 @@ from mcp import MCPError
 from mcp_types import TextContent
 
 from pyadk import types
-from pyadk.tools.base_tool import BaseTool
+from pyadk.tools.base_tool import BaseTool, RequireConfirmation
 from pyadk.tools.mcp_tool.mcp_session_manager import is_connection_lost
 
 if TYPE_CHECKING:
@@ -32,8 +32,18 @@ class McpTool(BaseTool):
     lost connection raises :class:`McpConnectionError` (the next call reconnects).
     """
 
-    def __init__(self, *, mcp_tool: mcp_types.Tool, session_manager: McpSessionManager) -> None:
-        super().__init__(name=mcp_tool.name, description=mcp_tool.description or "")
+    def __init__(
+        self,
+        *,
+        mcp_tool: mcp_types.Tool,
+        session_manager: McpSessionManager,
+        require_confirmation: RequireConfirmation = False,
+    ) -> None:
+        super().__init__(
+            name=mcp_tool.name,
+            description=mcp_tool.description or "",
+            require_confirmation=require_confirmation,
+        )
         self.mcp_tool = mcp_tool
         self._session_manager = session_manager
 

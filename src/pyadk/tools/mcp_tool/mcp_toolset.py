@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
+from pyadk.tools.base_tool import RequireConfirmation
 from pyadk.tools.base_toolset import BaseToolset, ToolPredicate
 from pyadk.tools.mcp_tool.connection_params import ConnectionParams
 from pyadk.tools.mcp_tool.mcp_session_manager import HeaderProvider, McpSessionManager
@@ -26,7 +27,8 @@ class McpToolset(BaseToolset):
     ``header_provider`` (HTTP servers) computes extra request headers from the run's
     context, e.g. the signed-in user's token from state: each distinct set of headers gets
     a connection of its own, and at most ``max_connections`` are kept per event loop (the
-    least recently used idle one is closed first).
+    least recently used idle one is closed first). ``require_confirmation`` (True, or a
+    predicate over a call's arguments) makes the server's tools wait for approval.
     """
 
     def __init__(
@@ -37,9 +39,12 @@ class McpToolset(BaseToolset):
         errlog: TextIO | None = None,
         header_provider: HeaderProvider | None = None,
         max_connections: int = 8,
+        require_confirmation: RequireConfirmation = False,
     ) -> None:
         super().__init__(tool_filter=tool_filter)
         self.connection_params = connection_params
+        self.require_confirmation = require_confirmation
+        """Given to every tool of the server: True, or a predicate over a call's arguments."""
         self._session_manager = McpSessionManager(
             connection_params,
             errlog=errlog,
@@ -55,7 +60,11 @@ class McpToolset(BaseToolset):
             while True:
                 listed = await client.list_tools(cursor=cursor)
                 tools.extend(
-                    McpTool(mcp_tool=tool, session_manager=self._session_manager)
+                    McpTool(
+                        mcp_tool=tool,
+                        session_manager=self._session_manager,
+                        require_confirmation=self.require_confirmation,
+                    )
                     for tool in listed.tools
                 )
                 cursor = listed.next_cursor

@@ -1,0 +1,190 @@
+"""Tool calls that wait for a person's approval: the gate every call passes, the
+``adk_request_confirmation`` request that pauses the agent, and the resume that runs
+(or refuses) the approved calls when the client answers.
+
+The gate sits in the tool executor, before any callback or ``run_async``, for every
+tool type: a call that needs approval and has none is not run; a rejected call is not
+run. An answer is bound to the stored request: the call it approves is read from the
+session (its id, name and arguments), never from the client's message.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from pyadk import types
+from pyadk.events.event import Event
+from pyadk.events.tool_confirmation import (
+    REQUEST_CONFIRMATION_FUNCTION_CALL_NAME as REQUEST_NAME,
+)
+from pyadk.events.tool_confirmation import ToolConfirmation
+from pyadk.flows.functions import new_function_call_id
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.tools.base_tool import BaseTool
+    from pyadk.tools.tool_context import ToolContext
+
+PENDING = "This tool call requires confirmation, please approve or reject."
+REJECTED = "This tool call is rejected."
+
+
+class ToolConfirmationError(ValueError):
+    """A client's confirmation that does not answer a pending request of this session."""
+
+
+async def gate(
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    confirmation: ToolConfirmation | None,
+) -> dict[str, Any] | None:
+    """None when the call may run; else the result it gets instead of running."""
+    if confirmation is None:
+        if not await tool.check_require_confirmation(args, tool_context):
+            return None
+        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        tool_context.request_confirmation(hint=f"Approve or reject {tool.name}({shown}).")
+        tool_context.actions.skip_summarization = True
+        return {"error": PENDING}
+    if not confirmation.confirmed:
+        return {"error": REJECTED}
+    tool_context.tool_confirmation = confirmation
+    return None
+
+
+def request_event(ctx: InvocationContext, call_event: Event, response: Event) -> Event | None:
+    """The event asking the client to approve the calls ``response`` held back: one
+    long-running ``adk_request_confirmation`` call per call (google-adk's format)."""
+    calls = {call.id: call for call in call_event.get_function_calls()}
+    parts: list[types.Part] = []
+    ids: set[str] = set()
+    for call_id, confirmation in response.actions.requested_tool_confirmations.items():
+        original = calls.get(call_id)
+        if original is None:
+            continue
+        request_id = new_function_call_id()
+        ids.add(request_id)
+        args = {
+            "originalFunctionCall": original.model_dump(by_alias=True, exclude_none=True),
+            "toolConfirmation": confirmation.model_dump(by_alias=True, exclude_none=True),
+        }
+        call = types.FunctionCall(name=REQUEST_NAME, id=request_id, args=args)
+        parts.append(types.Part(function_call=call))
+    if not parts:
+        return None
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=ctx.agent.name,
+        branch=ctx.branch,
+        content=types.Content(role="model", parts=parts),
+        long_running_tool_ids=ids,
+    )
+
+
+def answers(content: types.Content | None) -> list[types.FunctionResponse]:
+    """The confirmation answers in a user's message (usually none: one check a part)."""
+    if content is None or not content.parts:
+        return []
+    return [
+        part.function_response
+        for part in content.parts
+        if part.function_response is not None and part.function_response.name == REQUEST_NAME
+    ]
+
+
+def approved_calls(
+    ctx: InvocationContext, answered: list[types.FunctionResponse]
+) -> tuple[Event, dict[str, ToolConfirmation]] | None:
+    """The calls of this agent that ``answered`` approves or rejects, as an event to
+    execute, with each call's confirmation; None when none is this agent's or all were
+    already answered. ToolConfirmationError for an answer to no request of the session,
+    or whose call the session does not hold as asked."""
+    events = ctx.session.events
+    agent_name = ctx.agent.name
+    calls: list[types.FunctionCall] = []
+    confirmations: dict[str, ToolConfirmation] = {}
+    for response in answered:
+        found = _request(events, response.id)
+        if found is None:
+            raise ToolConfirmationError(
+                f"No confirmation request {response.id!r} in this session to answer."
+            )
+        index, author, request = found
+        if author != agent_name:
+            continue  # another agent's request: that agent resumes it
+        original = _original_call(request)
+        call_id = original.id or ""
+        if call_id in confirmations or _answered_after(events, index, call_id):
+            continue
+        _check_asked(events[:index], agent_name, original)
+        try:
+            confirmations[call_id] = ToolConfirmation.from_response_dict(response.response)
+        except (ValueError, ValidationError) as error:
+            raise ToolConfirmationError(
+                f"Invalid confirmation for {original.name}: {error}"
+            ) from None
+        calls.append(original)
+    if not calls:
+        return None
+    call_event = Event(
+        invocation_id=ctx.invocation_id,
+        author=agent_name,
+        branch=ctx.branch,
+        content=types.Content(
+            role="model", parts=[types.Part(function_call=call) for call in calls]
+        ),
+    )
+    return call_event, confirmations
+
+
+def _request(
+    events: list[Event], request_id: str | None
+) -> tuple[int, str, types.FunctionCall] | None:
+    for index in range(len(events) - 1, -1, -1):
+        for call in events[index].get_function_calls():
+            if call.id == request_id and call.name == REQUEST_NAME:
+                return index, events[index].author, call
+    return None
+
+
+def _original_call(request: types.FunctionCall) -> types.FunctionCall:
+    data = (request.args or {}).get("originalFunctionCall")
+    try:
+        original = types.FunctionCall.model_validate(data)
+    except ValidationError:
+        original = None
+    if original is None or not original.id or not original.name:
+        raise ToolConfirmationError(f"Confirmation request {request.id!r} names no tool call.")
+    return original
+
+
+def _answered_after(events: list[Event], index: int, call_id: str) -> bool:
+    """True when a result for ``call_id`` was stored after the request (already resumed)."""
+    return any(
+        response.id == call_id
+        for event in events[index + 1 :]
+        for response in event.get_function_responses()
+    )
+
+
+def _check_asked(events: list[Event], agent_name: str, original: types.FunctionCall) -> None:
+    """The session must hold the call as the request shows it, held back for approval."""
+    call = next(
+        (
+            c
+            for e in events
+            if e.author == agent_name
+            for c in e.get_function_calls()
+            if c.id == original.id and c.name != REQUEST_NAME
+        ),
+        None,
+    )
+    if call is None or call.name != original.name or (call.args or {}) != (original.args or {}):
+        raise ToolConfirmationError(
+            f"Tool call {original.id!r} ({original.name}) does not match the session's history."
+        )
+    if not any(original.id in e.actions.requested_tool_confirmations for e in events):
+        raise ToolConfirmationError(f"Tool call {original.id!r} did not ask for confirmation.")
