@@ -364,3 +364,118 @@ def test_eval_case_accepts_snake_and_camel_case() -> None:
     assert camel == snake
     dumped = camel.model_dump(by_alias=True, exclude_none=True)
     assert dumped["evalId"] == "a" and dumped["sessionInput"]["userId"] == "u"
+
+
+def test_google_adk_2_files_with_invocation_events_and_timings_load() -> None:
+    invocation = {
+        "invocationId": "i1",
+        "userContent": text("Weather in Paris?"),
+        "finalResponse": text("It is sunny in Paris.", "model"),
+        "intermediateData": {
+            "invocationEvents": [
+                {
+                    "author": "weather",
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
+                        ],
+                    },
+                    "usageMetadata": {"totalTokenCount": 12},
+                }
+            ]
+        },
+        "duration": 1.5,
+        "modelDuration": 1.2,
+        "toolDuration": 0.1,
+        "rubrics": [{"rubricId": "r1"}],
+        "appDetails": {"agentDetails": {}},
+    }
+    case = EvalCase.model_validate({"evalId": "v2", "conversation": [invocation]})
+    from pyadk.evaluation import get_all_tool_calls
+
+    [call] = get_all_tool_calls(case.conversation[0].intermediate_data)
+    assert (call.name, call.args) == ("get_weather", {"city": "Paris"})
+    assert case.conversation[0].duration == 1.5
+    scenario = EvalCase.model_validate(
+        {"evalId": "sim", "conversation": None, "conversationScenario": {"startingPrompt": "hi"}}
+    )
+    assert scenario.conversation == []
+
+
+async def test_v2_expectations_score_and_scenario_cases_fail_clearly() -> None:
+    v2_turn = {
+        "userContent": text("Weather in Paris?"),
+        "finalResponse": text("It is sunny in Paris.", "model"),
+        "intermediateData": {
+            "invocationEvents": [
+                {
+                    "author": "weather",
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
+                        ],
+                    },
+                }
+            ]
+        },
+    }
+    results = await evaluate_eval_set(
+        weather_agent(),
+        eval_set(
+            {"evalId": "v2", "conversation": [v2_turn]},
+            {"evalId": "sim", "conversationScenario": {"startingPrompt": "hi"}},
+        ),
+        METRICS,
+    )
+    assert [r.final_eval_status for r in results] == [EvalStatus.PASSED, EvalStatus.FAILED]
+    assert results[1].error == "a conversation scenario (user simulation) is not supported by pyadk"
+
+
+async def test_toolsets_are_closed_unless_the_caller_keeps_the_agent() -> None:
+    from pyadk.tools import BaseToolset
+
+    class Counted(BaseToolset):
+        closed = 0
+
+        async def get_tools(self, readonly_context=None):  # type: ignore[no-untyped-def]
+            return []
+
+        async def close(self) -> None:
+            Counted.closed += 1
+
+    agent = LlmAgent(
+        name="weather", model=FunctionModel(weather_model), tools=[get_weather, Counted()]
+    )
+    case_set = eval_set({"evalId": "paris", "conversation": [PARIS]})
+    await evaluate_eval_set(agent, case_set, METRICS)
+    assert Counted.closed == 1
+    await evaluate_eval_set(agent, case_set, METRICS, close_toolsets=False)
+    assert Counted.closed == 1
+
+
+async def test_history_keeps_values_json_cannot_hold(tmp_path: Path) -> None:
+    class Opaque:
+        def __repr__(self) -> str:
+            return "<opaque>"
+
+    def lookup(city: str) -> dict[str, Any]:
+        """Returns an object JSON cannot hold."""
+        return {"city": city, "handle": Opaque()}
+
+    def model(request: LlmRequest) -> Any:
+        if request.contents[-1].parts[0].function_response is not None:
+            return "done"
+        return function_call("lookup", {"city": "Paris"})
+
+    agent = LlmAgent(name="a", model=FunctionModel(model), tools=[lookup])
+    case = {"evalId": "c", "conversation": [turn("q", "done", [("lookup", {"city": "Paris"})])]}
+    results = await evaluate_eval_set(agent, eval_set(case), METRICS)
+    saved = LocalEvalSetResultsManager(tmp_path).save_eval_set_result("a", "s", results)
+    actual = saved.eval_case_results[0].eval_metric_result_per_invocation[0].actual_invocation
+    assert actual.intermediate_data is not None
+    assert actual.intermediate_data.tool_responses[0].response == {
+        "city": "Paris",
+        "handle": "<opaque>",
+    }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from pyadk import types
 from pyadk.evaluation.common import EvalBaseModel
@@ -21,14 +21,36 @@ class IntermediateData(EvalBaseModel):
     """Text said on the way, as ``(author, parts)``: e.g. a sub-agent's answer."""
 
 
+class InvocationEvent(EvalBaseModel):
+    """One event of an invocation, as google-adk 2.x records intermediate data."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    author: str
+    content: types.Content | None = None
+
+
+class InvocationEvents(EvalBaseModel):
+    """google-adk 2.x's other form of intermediate data: the invocation's events."""
+
+    invocation_events: list[InvocationEvent] = Field(default_factory=list)
+
+
 class Invocation(EvalBaseModel):
     """One user message and the agent's answer to it."""
 
     invocation_id: str = ""
     user_content: types.Content
     final_response: types.Content | None = None
-    intermediate_data: IntermediateData | None = None
+    intermediate_data: IntermediateData | InvocationEvents | None = None
     creation_timestamp: float = 0.0
+    duration: float | None = None
+    """Seconds the invocation took (google-adk 2.x records it; pyadk reads it only)."""
+    model_duration: float | None = None
+    tool_duration: float | None = None
+    rubrics: list[Any] | None = None
+    """google-adk's model-judged rubrics: kept, not scored by pyadk."""
+    app_details: dict[str, Any] | None = None
 
 
 class SessionInput(EvalBaseModel):
@@ -52,7 +74,24 @@ class EvalCase(EvalBaseModel):
     session_input: SessionInput | None = None
     creation_timestamp: float = 0.0
 
+    @field_validator("conversation", mode="before")
+    @classmethod
+    def _no_conversation(cls, value: Any) -> Any:
+        return [] if value is None else value  # google-adk 2.x: a scenario case
 
-def get_all_tool_calls(intermediate_data: IntermediateData | None) -> list[types.FunctionCall]:
-    """The tool calls of an invocation (none when it has no intermediate data)."""
-    return list(intermediate_data.tool_uses) if intermediate_data else []
+
+def get_all_tool_calls(
+    intermediate_data: IntermediateData | InvocationEvents | None,
+) -> list[types.FunctionCall]:
+    """The tool calls of an invocation, in order (none without intermediate data)."""
+    if intermediate_data is None:
+        return []
+    if isinstance(intermediate_data, IntermediateData):
+        return list(intermediate_data.tool_uses)
+    return [
+        part.function_call
+        for event in intermediate_data.invocation_events
+        if event.content is not None
+        for part in event.content.parts or ()
+        if part.function_call is not None
+    ]

@@ -28,21 +28,28 @@ async def evaluate_eval_set(
     app_name: str | None = None,
     num_runs: int = 1,
     eval_set_file: str | None = None,
+    close_toolsets: bool = True,
 ) -> list[EvalCaseResult]:
     """Runs every case ``num_runs`` times (each run on a new in-memory session) and
     scores it. Unknown metrics or missing extras fail before anything runs; an agent
-    that raises fails its case (``error`` says why) and the others still run."""
+    that raises fails its case (``error`` says why) and the others still run. The
+    agent's toolsets (MCP connections, ...) are closed at the end unless
+    ``close_toolsets`` is False (an agent a server keeps serving)."""
     if num_runs < 1:
         raise ValueError(f"num_runs must be at least 1, got {num_runs}.")
     evaluators = [get_evaluator(metric) for metric in eval_metrics]
     results = []
-    async with InMemoryRunner(agent, app_name=app_name or agent.name) as runner:
+    runner = InMemoryRunner(agent, app_name=app_name or agent.name)
+    try:
         for run in range(1, num_runs + 1):
             for eval_case in eval_set.eval_cases:
                 result = await evaluate_eval_case(runner, eval_case, evaluators)
                 result.eval_set_id, result.eval_set_file = eval_set.eval_set_id, eval_set_file
                 result.run = run
                 results.append(result)
+    finally:
+        if close_toolsets:
+            await runner.close()
     return results
 
 
@@ -62,6 +69,16 @@ async def evaluate_eval_case(
         session_id=session.id,
         user_id=user_id,
     )
+    if not eval_case.conversation:
+        result.final_eval_status = EvalStatus.FAILED
+        extra = eval_case.model_extra or {}
+        scenario = extra.get("conversation_scenario") or extra.get("conversationScenario")
+        result.error = (
+            "a conversation scenario (user simulation) is not supported by pyadk"
+            if scenario
+            else "the eval case has no conversation"
+        )
+        return result
     try:
         actual = await generate_invocations(
             runner, eval_case, user_id=user_id, session_id=session.id

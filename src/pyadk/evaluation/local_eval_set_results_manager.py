@@ -7,6 +7,8 @@ import re
 import time
 from pathlib import Path
 
+from pydantic_core import to_json
+
 from pyadk.evaluation.eval_result import EvalCaseResult, EvalSetResult
 
 HISTORY_DIR = Path(".adk") / "eval_history"
@@ -40,10 +42,11 @@ class LocalEvalSetResultsManager:
         )
         directory = self.history_dir(app_name)
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / f"{result_id}{SUFFIX}").write_text(
-            result.model_dump_json(indent=2), encoding="utf-8"
-        )
-        return result
+        # snake_case, as google-adk writes it; a value JSON cannot hold (an object a
+        # tool returned) is kept as its repr rather than failing the save.
+        text = to_json(result, indent=2, fallback=repr).decode()
+        (directory / f"{result_id}{SUFFIX}").write_text(text, encoding="utf-8")
+        return EvalSetResult.model_validate_json(text)
 
     def get_eval_set_result(self, app_name: str, eval_set_result_id: str) -> EvalSetResult:
         """One saved result; KeyError when there is none of that id."""

@@ -246,7 +246,12 @@ def make_router(ctx: ServerContext) -> APIRouter:
         agent = ctx.agent(app_name)
         try:
             results = await evaluate_eval_set(
-                agent, selected, metrics, app_name=app_name, eval_set_file=eval_set_id
+                agent,
+                selected,
+                metrics,
+                app_name=app_name,
+                eval_set_file=eval_set_id,
+                close_toolsets=False,  # the server keeps serving this agent
             )
         except Exception as exc:
             logger.exception("Eval run failed (app %r, eval set %r)", app_name, eval_set_id)
