@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from pyadk.cli.create_cmd import create_command
+from pyadk.cli.eval_cmd import eval_command
 from pyadk.cli.run_cmd import run_command
 from pyadk.cli.serve_cmd import api_server_command, web_command
 from pyadk.contrib.bench.command import bench_command
@@ -21,6 +22,7 @@ cli.add_command(run_command)
 cli.add_command(create_command)
 cli.add_command(web_command)
 cli.add_command(api_server_command)
+cli.add_command(eval_command)
 cli.add_command(bench_command)
 
 
