@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager, aclosing
 from typing import Any
 
 from pyadk import types
+from pyadk.agents import pause
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext, new_invocation_context_id
 from pyadk.agents.llm_agent import LlmAgent
@@ -151,6 +152,10 @@ class Runner:
                     session, _user_event(invocation_id, message, state_delta)
                 )
             ctx.agent = self._find_agent_to_run(session, self.agent)
+            if ctx.agent is not self.agent and _in_workflow(ctx.agent, self.agent):
+                # The answered agent waits inside a workflow: resume the workflow there.
+                pause.set_resume_target(ctx, ctx.agent.name)
+                ctx.agent = self.agent
             # Without plugins, events are stored here: one generator less per event.
             plain = ctx.plugin_manager is None
             source = ctx.agent.run_async(ctx) if plain else self._run_with_plugins(ctx)
@@ -427,6 +432,19 @@ class InMemoryRunner(Runner):
             memory_service=InMemoryMemoryService(),
             plugins=plugins,
         )
+
+
+def _in_workflow(agent: BaseAgent, root: BaseAgent) -> bool:
+    """True when an agent between ``agent`` and ``root`` (both excluded) or ``root``
+    is a workflow agent (not an LlmAgent)."""
+    current = agent.parent_agent
+    while current is not None:
+        if not isinstance(current, LlmAgent):
+            return True
+        if current is root:
+            return False
+        current = current.parent_agent
+    return False
 
 
 def _user_event(

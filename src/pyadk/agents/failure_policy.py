@@ -8,6 +8,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from pyadk.agents.pause import resume_start, waiting_under
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ class RunState:
 
     stopped_by: AgentOutcome | None = None
     escalated: bool = False
+    paused: bool = False
+    """A child waits for the client: nothing more runs in this invocation."""
 
 
 async def run_in_order(
@@ -51,6 +54,9 @@ async def run_in_order(
     inner loop is marked handled; the escalating child finishes its run (so its
     outcome and after-callbacks are yielded) and no further child runs.
     """
+    counters = ctx._counters
+    if counters.resume_target is not None:
+        children = children[resume_start(ctx, children) :]
     for child in children:
         if state.stopped_by is not None:
             if policy != "skip_rest":
@@ -79,6 +85,9 @@ async def run_in_order(
                 raise
             logger.info("Agent %r raised; %s policy goes on", child.name, policy)
         if state.escalated:
+            return
+        if counters.waiting and waiting_under(ctx, child):
+            state.paused = True
             return
         if policy in ("stop", "skip_rest"):
             outcome = ctx.outcome_in_this_invocation(child.name)

@@ -35,6 +35,12 @@ class _InvocationCounters:
     llm_calls: int = 0
     handled_escalations: set[str] = field(default_factory=set)
     outcomes: dict[str, AgentOutcome] = field(default_factory=dict)
+    waiting: set[str] = field(default_factory=set)
+    """Agents whose run ended waiting for the client (see :mod:`pyadk.agents.pause`)."""
+    resume_target: str | None = None
+    """The agent this invocation resumes at, until it is reached."""
+    confirmations_handled: bool = False
+    """The user's confirmation answers were taken (later runs of the turn ignore them)."""
 
 
 @dataclass(kw_only=True)

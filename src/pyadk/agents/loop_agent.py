@@ -33,5 +33,5 @@ class LoopAgent(BaseAgent):
             ) as events:
                 async for event in events:
                     yield event
-            if state.escalated or state.stopped_by is not None:
+            if state.escalated or state.paused or state.stopped_by is not None:
                 return

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
+from pyadk.agents.pause import resume_start
 from pyadk.events.event import Event
 from pyadk.utils.event_streams import merge_event_streams
 
@@ -32,9 +33,12 @@ class ParallelAgent(BaseAgent):
         if not self.sub_agents:
             return
         prefix = f"{ctx.branch}.{self.name}" if ctx.branch else self.name
+        branches = self.sub_agents
+        if ctx._counters.resume_target is not None:  # resuming: only the waiting branch
+            branches = branches[resume_start(ctx, branches) :][:1]
         streams = [
             sub.run_async(ctx.model_copy(update={"branch": f"{prefix}.{sub.name}"}))
-            for sub in self.sub_agents
+            for sub in branches
         ]
         merged = merge_event_streams(streams, collect_errors=self.failure == "collect")
         async with aclosing(merged) as events:

@@ -19,7 +19,8 @@ class SequentialAgent(BaseAgent):
 
     ``on_failure`` (``stop``, ``skip_rest``, ``continue``; default None = google-adk's
     behaviour) decides what a failed step does to the rest. ``finally_agents`` always
-    run after the sub-agents: after failures, exceptions and cancellation too.
+    run after the sub-agents: after failures, exceptions and cancellation too. A step
+    that waits for the client pauses the sequence (see :mod:`pyadk.agents.pause`).
     """
 
     on_failure: FailurePolicy | None = None
@@ -35,9 +36,10 @@ class SequentialAgent(BaseAgent):
 
     async def _run_with_finally(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         pending: Exception | None = None
+        state = RunState()
         try:
             async with aclosing(
-                run_in_order(ctx, self.sub_agents, self.on_failure, RunState())
+                run_in_order(ctx, self.sub_agents, self.on_failure, state)
             ) as events:
                 async for event in events:
                     yield event
@@ -46,6 +48,8 @@ class SequentialAgent(BaseAgent):
             raise
         except Exception as error:
             pending = error
+        if state.paused:
+            return  # the sequence is not over: its finally agents run when it is
         async with aclosing(run_in_order(ctx, self.finally_agents, None, RunState())) as events:
             async for event in events:
                 yield event

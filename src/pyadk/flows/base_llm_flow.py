@@ -11,6 +11,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
+from pyadk.agents import pause
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.readonly_context import ReadonlyContext
@@ -74,16 +75,33 @@ class BaseLlmFlow:
         """
         agent = ctx.agent
         output_agent = agent if isinstance(agent, LlmAgent) and agent.output_key else None
-        answered = tool_confirmations.answers(ctx.user_content)
-        if answered:  # the client answered calls that waited for approval: run them
+        if ctx._counters.resume_target is not None:
+            handoff = pause.resume_handoff(ctx)
+            if handoff is not None:  # a workflow resumes at an agent below this one
+                async with aclosing(handoff.run_async(ctx)) as events:
+                    async for event in events:
+                        yield event
+                return
+        counters = ctx._counters
+        if not counters.confirmations_handled:
+            answered = tool_confirmations.answers(ctx.user_content)
+        else:
+            answered = []  # taken by an earlier run of this turn
+        if answered:  # approvals came: run (or refuse) the calls that waited for them
             approved = tool_confirmations.approved_calls(ctx, answered)
-            if approved is None:
-                return  # answers already used (a resent message): nothing to do
-            async with aclosing(self._resume_confirmed(ctx, *approved)) as events:
-                async for event in events:
-                    yield _seen(event, output_agent)
-                    if event.long_running_tool_ids:
-                        return  # a call asked for approval again
+            if approved is not None:
+                counters.confirmations_handled = True
+                call_event, confirmations = approved
+                if not confirmations:
+                    return  # answers already used (a resent message): nothing to do
+                async with aclosing(
+                    self._resume_confirmed(ctx, call_event, confirmations)
+                ) as events:
+                    async for event in events:
+                        yield _seen(event, output_agent)
+                        if event.long_running_tool_ids:
+                            pause.mark_waiting(ctx)
+                            return  # a call asked for approval again
         while True:
             last_event: Event | None = None
             llm_request = construct(LlmRequest)
@@ -153,6 +171,8 @@ class BaseLlmFlow:
                 or last_event.is_outcome_event()  # a transferred-to agent finished
                 or ctx.end_invocation
             ):
+                if last_event is not None and last_event.long_running_tool_ids:
+                    pause.mark_waiting(ctx)  # a call the client must answer
                 break
             if last_event.partial:
                 raise ValueError("Last event of a step should not be partial.")

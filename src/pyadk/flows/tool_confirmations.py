@@ -99,13 +99,14 @@ def approved_calls(
     ctx: InvocationContext, answered: list[types.FunctionResponse]
 ) -> tuple[Event, dict[str, ToolConfirmation]] | None:
     """The calls of this agent that ``answered`` approves or rejects, as an event to
-    execute, with each call's confirmation; None when none is this agent's or all were
-    already answered. ToolConfirmationError for an answer to no request of the session,
-    or whose call the session does not hold as asked."""
+    execute, with each call's confirmation (empty when every one was already answered);
+    None when no answer is to this agent. ToolConfirmationError for an answer to no
+    request of the session, or whose call the session does not hold as asked."""
     events = ctx.session.events
     agent_name = ctx.agent.name
     calls: list[types.FunctionCall] = []
     confirmations: dict[str, ToolConfirmation] = {}
+    mine = False
     for response in answered:
         found = _request(events, response.id)
         if found is None:
@@ -115,6 +116,7 @@ def approved_calls(
         index, author, request = found
         if author != agent_name:
             continue  # another agent's request: that agent resumes it
+        mine = True
         original = _original_call(request)
         call_id = original.id or ""
         if call_id in confirmations or _answered_after(events, index, call_id):
@@ -127,7 +129,7 @@ def approved_calls(
                 f"Invalid confirmation for {original.name}: {error}"
             ) from None
         calls.append(original)
-    if not calls:
+    if not mine:
         return None
     call_event = Event(
         invocation_id=ctx.invocation_id,
