@@ -416,3 +416,35 @@ def test_piped_output_keeps_each_row_on_one_line_whatever_the_width(run_cli, wea
     assert result.returncode == 0, result.stdout + result.stderr
     assert statuses(result.stdout) == {("a_long_eval_set_name", long_id): "PASSED"}
     assert any(line.split()[:1] == ["response_match_score"] for line in result.stdout.splitlines())
+
+
+def test_expected_calls_recorded_as_invocation_events_are_scored_and_shown(
+    run_cli, weather, tmp_path
+):
+    recorded = {  # google-adk 2.x records intermediate data as the invocation's events
+        "invocationEvents": [
+            {
+                "author": "weather",
+                "content": {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}],
+                },
+            }
+        ]
+    }
+    oslo = case("oslo", "Weather in Paris?", [], "It is sunny in Paris.")
+    oslo["conversation"][0]["intermediateData"] = recorded
+    write_set(tmp_path, "events", [oslo])
+    result = run_cli("eval", "weather", "events.evalset.json", "--print_detailed_results")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "    expected tool calls: get_weather(city='Oslo')" in result.stdout
+    assert "    actual tool calls: get_weather(city='Paris')" in result.stdout
+
+
+def test_a_case_no_metric_scores_is_not_evaluated_and_does_not_fail(run_cli, weather, tmp_path):
+    write_set(tmp_path, "trip", [PARIS])
+    (tmp_path / "none.json").write_text('{"criteria": {}}')
+    result = run_cli("eval", "weather", "trip.evalset.json", "--config_file_path", "none.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert statuses(result.stdout) == {("trip", "paris"): "NOT_EVALUATED"}
+    assert result.stdout.splitlines()[-1] == "0 passed, 0 failed, 1 not evaluated"

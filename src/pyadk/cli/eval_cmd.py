@@ -128,6 +128,7 @@ async def run_jobs(
             app_name=app_name,
             num_runs=num_runs,
             eval_set_file=str(job.path),
+            close_toolsets=job is jobs[-1],  # the agent's MCP connections etc., once
         )
         for job in jobs
     ]

@@ -18,6 +18,7 @@ from pyadk.evaluation import (
     failure_lines,
     get_all_tool_calls,
 )
+from pyadk.evaluation.eval_case import InvocationEvents
 from pyadk.evaluation.response_evaluator import text_of
 from pyadk.evaluation.trajectory_evaluator import describe_call
 
@@ -128,6 +129,6 @@ def _plain(value: object) -> str:
     return value if isinstance(value, str) else compact_json(value)
 
 
-def _calls(intermediate_data: IntermediateData | None) -> str:
+def _calls(intermediate_data: IntermediateData | InvocationEvents | None) -> str:
     calls = get_all_tool_calls(intermediate_data)
     return ", ".join(describe_call(call) for call in calls) or "(none)"
