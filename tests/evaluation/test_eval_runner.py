@@ -253,7 +253,10 @@ def test_bad_eval_files_name_the_problem(tmp_path: Path) -> None:
     with pytest.raises(EvalSetFileError, match="Invalid eval set"):
         load_eval_set(path)
     path.write_text(json.dumps([{"expected_tool_use": []}]))  # no query
-    with pytest.raises(EvalSetFileError, match=r"Invalid eval data.*query"):
+    with pytest.raises(EvalSetFileError, match=r"Invalid eval data.*missing 'query'"):
+        load_eval_set(path)
+    path.write_text("[1]")  # not objects
+    with pytest.raises(EvalSetFileError, match=r"Invalid eval data"):
         load_eval_set(path)
     empty = tmp_path / "empty"
     empty.mkdir()

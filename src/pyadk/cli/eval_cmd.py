@@ -28,6 +28,7 @@ from pyadk.evaluation import (
     EvalSetFileError,
     EvalStatus,
     LocalEvalSetResultsManager,
+    MissingEvalExtraError,
     evaluate_eval_set,
     find_config_for_test_file,
     get_eval_metrics_from_config,
@@ -36,9 +37,7 @@ from pyadk.evaluation import (
     load_eval_set,
     summarize,
 )
-from pyadk.evaluation._rouge import MissingEvalExtraError
 from pyadk.evaluation.eval_config import CONFIG_FILE_NAME
-from pyadk.evaluation.local_eval_set_results_manager import SUFFIX
 
 _HINT = "EVAL_SET_FILE"
 
@@ -150,7 +149,7 @@ def save_history(
             saved = manager.save_eval_set_result(app_name, set_id, job_results)
         except OSError as error:
             raise click.ClickException(f"Cannot save the results of {set_id}: {error}") from error
-        path = manager.history_dir(app_name) / f"{saved.eval_set_result_id}{SUFFIX}"
+        path = manager.result_path(app_name, saved.eval_set_result_id)
         console.print(f"Results of {set_id} saved to {path}", markup=False)
 
 

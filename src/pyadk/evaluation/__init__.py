@@ -4,6 +4,7 @@
 ``await AgentEvaluator.evaluate("my_agent", "tests/eval")`` in a test.
 """
 
+from pyadk.evaluation._rouge import MissingEvalExtraError
 from pyadk.evaluation.agent_evaluator import AgentEvaluator
 from pyadk.evaluation.eval_case import (
     EvalCase,
@@ -71,6 +72,7 @@ __all__ = [
     "LocalEvalSetResultsManager",
     "LocalEvalSetsManager",
     "MetricSummary",
+    "MissingEvalExtraError",
     "PerInvocationResult",
     "PrebuiltMetrics",
     "ResponseEvaluator",

@@ -32,8 +32,12 @@ def load_eval_set(path: str | Path, initial_session: dict[str, Any] | None = Non
     if isinstance(data, list):
         try:
             return eval_set_from_legacy(data, name=path.name, initial_session=initial_session)
-        except (KeyError, TypeError, ValidationError) as error:
-            raise EvalSetFileError(f"Invalid eval data in {path}: {error!r}") from error
+        except (KeyError, TypeError, AttributeError, ValidationError) as error:
+            problem = f"missing {error}" if isinstance(error, KeyError) else str(error)
+            raise EvalSetFileError(
+                f"Invalid eval data in {path} (a list of {{query, expected_tool_use, "
+                f"reference}} objects): {problem}"
+            ) from error
     if initial_session:
         raise EvalSetFileError(
             f"{path} is an eval set: give the initial session as its cases' session_input."

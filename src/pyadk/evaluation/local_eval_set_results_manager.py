@@ -45,12 +45,16 @@ class LocalEvalSetResultsManager:
         # snake_case, as google-adk writes it; a value JSON cannot hold (an object a
         # tool returned) is kept as its repr rather than failing the save.
         text = to_json(result, indent=2, fallback=repr).decode()
-        (directory / f"{result_id}{SUFFIX}").write_text(text, encoding="utf-8")
+        self.result_path(app_name, result_id).write_text(text, encoding="utf-8")
         return EvalSetResult.model_validate_json(text)
+
+    def result_path(self, app_name: str, eval_set_result_id: str) -> Path:
+        """The file that holds (or would hold) one result."""
+        return self.history_dir(app_name) / f"{eval_set_result_id}{SUFFIX}"
 
     def get_eval_set_result(self, app_name: str, eval_set_result_id: str) -> EvalSetResult:
         """One saved result; KeyError when there is none of that id."""
-        path = self.history_dir(app_name) / f"{eval_set_result_id}{SUFFIX}"
+        path = self.result_path(app_name, eval_set_result_id)
         if _UNSAFE.search(eval_set_result_id) or not path.is_file():
             raise KeyError(f"No eval result {eval_set_result_id!r} for app {app_name!r}")
         return EvalSetResult.model_validate_json(path.read_text(encoding="utf-8"))
