@@ -52,3 +52,8 @@ class AgentTimeoutError(PyadkError, TimeoutError):
 class ArtifactVersionConflictError(PyadkError, RuntimeError):
     """A save lost the next version number to concurrent savers too many times in a
     row; nothing was saved."""
+
+
+class InvocationStop(PyadkError):
+    """Ends the whole invocation: failure policies (``on_failure="continue"``, a
+    parallel agent's ``collect``) never absorb it."""

@@ -13,6 +13,7 @@ from typing import Any
 from pyadk import types
 from pyadk.agents import pause
 from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.budget import BudgetExceededError, exceeded_event_fields
 from pyadk.agents.invocation_context import InvocationContext, new_invocation_context_id
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.run_config import RunConfig
@@ -160,15 +161,19 @@ class Runner:
             plain = ctx.plugin_manager is None
             source = ctx.agent.run_async(ctx) if plain else self._run_with_plugins(ctx)
             append = self.session_service.append_event
-            async with aclosing(source) as events:
-                async for event in events:
-                    if plain and not event.partial:
-                        await append(session, event)
-                    try:
-                        yield event
-                    except GeneratorExit:  # the caller stopped reading: the turn ends
-                        mark_turn_ending(session)
-                        raise
+            try:
+                async with aclosing(source) as events:
+                    async for event in events:
+                        if plain and not event.partial:
+                            await append(session, event)
+                        try:
+                            yield event
+                        except GeneratorExit:  # the caller stopped reading: the turn ends
+                            mark_turn_ending(session)
+                            raise
+            except BudgetExceededError as exceeded:  # the turn ends with one event
+                last = Event(invocation_id=invocation_id, **exceeded_event_fields(exceeded))
+                yield await self._persist(ctx, last)
         except BaseException as error:
             if not await lease.__aexit__(type(error), error, error.__traceback__):
                 raise

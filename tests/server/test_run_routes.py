@@ -175,6 +175,19 @@ def test_run_options_limit_model_calls(client: httpx.Client) -> None:
     assert "LlmCallsLimitExceededError" in response.json()["detail"]
 
 
+def test_run_options_budget_ends_the_turn_with_an_event(client: httpx.Client) -> None:
+    new_session(client, "team")
+    body = run_body("team", "alice", "s1", "code", runOptions={"budget": {"llmCalls": 1}})
+
+    response = client.post("/run", json=body)
+
+    assert response.status_code == 200
+    last = response.json()[-1]
+    assert last["errorCode"] == "BUDGET_EXCEEDED"
+    assert last["errorMessage"].startswith("Budget exceeded: llm_calls 2 of 1")
+    assert stored_events(client, "team")[-1]["errorCode"] == "BUDGET_EXCEEDED"
+
+
 def test_artifact_routes_after_a_tool_saved_one(client: httpx.Client) -> None:
     new_session(client, "team")
     client.post("/run", json=run_body("team", "alice", "s1", "v1"))

@@ -1,6 +1,7 @@
 """Agents: the base class, the LLM agent and the workflow agents."""
 
 from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.budget import BUDGET_EXCEEDED, Budget, BudgetExceededError
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.invocation_context import InvocationContext, LlmCallsLimitExceededError
 from pyadk.agents.llm_agent import Agent, LlmAgent
@@ -12,8 +13,11 @@ from pyadk.agents.run_config import RunConfig, StreamingMode
 from pyadk.agents.sequential_agent import SequentialAgent
 
 __all__ = [
+    "BUDGET_EXCEEDED",
     "Agent",
     "BaseAgent",
+    "Budget",
+    "BudgetExceededError",
     "CallbackContext",
     "InvocationContext",
     "LlmAgent",

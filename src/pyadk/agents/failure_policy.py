@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from pyadk.agents.pause import resume_start, waiting_under
+from pyadk.errors import InvocationStop
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus
 
 if TYPE_CHECKING:
@@ -80,8 +81,8 @@ async def run_in_order(
                     yield event
             finally:
                 await events.aclose()
-        except Exception:
-            if policy is None or policy == "stop":
+        except Exception as error:
+            if policy is None or policy == "stop" or isinstance(error, InvocationStop):
                 raise
             logger.info("Agent %r raised; %s policy goes on", child.name, policy)
         if state.escalated:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
+from pyadk.agents.budget import check_model_call
 from pyadk.agents.run_config import RunConfig
+from pyadk.errors import InvocationStop
 from pyadk.events.outcome import AgentOutcome, outcome_state_key
 from pyadk.utils.ids import new_uuid4
 
@@ -19,7 +22,7 @@ if TYPE_CHECKING:
     from pyadk.sessions.session import Session
 
 
-class LlmCallsLimitExceededError(Exception):
+class LlmCallsLimitExceededError(InvocationStop):
     """The invocation made more model calls than ``RunConfig.max_llm_calls`` allows."""
 
 
@@ -41,6 +44,11 @@ class _InvocationCounters:
     """The agent this invocation resumes at, until it is reached."""
     confirmations_handled: bool = False
     """The user's confirmation answers were taken (later runs of the turn ignore them)."""
+    started: float = field(default_factory=time.monotonic)
+    tool_calls: int = 0
+    tokens: int = 0
+    identical_calls: dict[str, int] = field(default_factory=dict)
+    """Calls per tool and arguments, counted when a budget limits repeats."""
 
 
 @dataclass(kw_only=True)
@@ -80,7 +88,10 @@ class InvocationContext:
     def increment_llm_call_count(self) -> None:
         """Counts a model call; raises LlmCallsLimitExceededError past the limit."""
         self._counters.llm_calls += 1
-        limit = self.run_config.max_llm_calls
+        config = self.run_config
+        if config.budget is not None:
+            check_model_call(self, config.budget)
+        limit = config.max_llm_calls
         if limit > 0 and self._counters.llm_calls > limit:
             raise LlmCallsLimitExceededError(
                 f"Max number of LLM calls ({limit}) exceeded in invocation "

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from pyadk.agents.budget import Budget
+
 logger = logging.getLogger(__name__)
 
 
@@ -28,7 +30,12 @@ class RunConfig(BaseModel):
     streaming_mode: StreamingMode = StreamingMode.NONE
     """``StreamingMode.SSE`` yields partial events while the model answers."""
     max_llm_calls: int = 500
-    """Model calls allowed in one invocation; 0 or less means no limit."""
+    """Model calls allowed in one invocation; 0 or less means no limit. Past it,
+    ``LlmCallsLimitExceededError`` is raised (google-adk's behaviour); a ``budget``
+    ends the turn with an event instead."""
+    budget: Budget | None = None
+    """Limits on model calls, tool calls, tokens, time and repeated calls; reaching
+    one ends the turn with a ``BUDGET_EXCEEDED`` event (see :class:`Budget`)."""
     save_input_blobs_as_artifacts: bool = False
     """Stores inline data of the user message as artifacts and replaces it by a note."""
     record_outcomes: Literal["non_success", "all"] = "non_success"

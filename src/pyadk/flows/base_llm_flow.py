@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk import types
 from pyadk.agents import pause
+from pyadk.agents.budget import count_tokens
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.readonly_context import ReadonlyContext
@@ -123,8 +124,12 @@ class BaseLlmFlow:
             tracer = get_tracer()
             if tracer is not None:
                 responses = trace_llm_call(responses, tracer, ctx, llm_request, response_event)
+            budget = ctx.run_config.budget
             try:
                 async for llm_response in responses:
+                    usage = llm_response.usage_metadata
+                    if budget is not None and usage is not None and not llm_response.partial:
+                        count_tokens(ctx, usage)
                     if self.response_processors:
                         async with aclosing(self._postprocess_async(ctx, llm_response)) as events:
                             async for event in events:

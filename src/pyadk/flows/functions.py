@@ -8,6 +8,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
+from pyadk.agents.budget import check_tool_calls
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.errors import ToolTimeoutError
 from pyadk.events.event import Event
@@ -69,6 +70,9 @@ async def handle_function_calls_async(
     calls = call_event.get_function_calls()
     if not calls:
         return None
+    budget = ctx.run_config.budget
+    if budget is not None:
+        check_tool_calls(ctx, budget, calls)
     execute: Callable[..., Coroutine[Any, Any, _CallResult]] = _execute_call
     tracer = get_tracer()
     event_id = None

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from pyadk import types
+from pyadk.agents.budget import Budget
 from pyadk.agents.run_config import RunConfig, StreamingMode
 from pyadk.events.event import Event
 
@@ -24,6 +25,10 @@ class RunOptions(_Request):
 
     max_llm_calls: int | None = Field(default=None, ge=1, le=100_000)
     record_outcomes: Literal["non_success", "all"] | None = None
+    budget: Budget | None = None
+    """Limits on this turn (``{"llmCalls": 5, "toolCalls": 10, "tokens": 20000,
+    "wallTime": 30, "repeatedToolCalls": 2}``); reaching one ends it with a
+    ``BUDGET_EXCEEDED`` event."""
 
 
 class AgentRunRequest(_Request):

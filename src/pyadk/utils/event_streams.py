@@ -7,6 +7,8 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING
 
+from pyadk.errors import InvocationStop
+
 if TYPE_CHECKING:
     from pyadk.events.event import Event
 
@@ -74,7 +76,7 @@ async def merge_event_streams(
             if item is _DONE:
                 remaining -= 1
             elif isinstance(item, Exception):
-                if not collect_errors:
+                if not collect_errors or isinstance(item, InvocationStop):
                     raise item
             else:
                 assert consumed is not None
