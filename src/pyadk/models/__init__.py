@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk.models.base_llm import BaseLlm
 from pyadk.models.defaults import get_default_model, set_default_model
+from pyadk.models.fallback_llm import AllModelsFailedError, FallbackLlm
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.models.registry import LLMRegistry
@@ -56,8 +57,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AllModelsFailedError",
     "BaseLlm",
     "Claude",
+    "FallbackLlm",
     "Gemini",
     "LLMRegistry",
     "LiteLlm",
