@@ -448,3 +448,44 @@ def test_a_case_no_metric_scores_is_not_evaluated_and_does_not_fail(run_cli, wea
     assert result.returncode == 0, result.stdout + result.stderr
     assert statuses(result.stdout) == {("trip", "paris"): "NOT_EVALUATED"}
     assert result.stdout.splitlines()[-1] == "0 passed, 0 failed, 1 not evaluated"
+
+
+def test_recorded_tool_results_and_tool_fakes_replace_the_tools(run_cli, weather, tmp_path):
+    # The recorded forecast differs from what the real tool says (sunny): with the flag
+    # the agent answers from the recording; toolFakes apply with or without it.
+    recorded = case(
+        "recorded",
+        "Weather in Paris?",
+        [("get_weather", {"city": "Paris"})],
+        "It is foggy with drizzle and a cold wind in Paris.",
+    )
+    data = recorded["conversation"][0]["intermediateData"]
+    data["toolUses"][0]["id"] = "c1"
+    data["toolResponses"] = [
+        {
+            "id": "c1",
+            "name": "get_weather",
+            "response": {"city": "Paris", "forecast": "foggy with drizzle and a cold wind"},
+        }
+    ]
+    faked = case(
+        "faked",
+        "Weather in London?",
+        [("get_weather", {"city": "London"})],
+        "It is snowy in London.",
+    )
+    faked["toolFakes"] = [
+        {"name": "get_weather", "response": {"city": "London", "forecast": "snowy"}}
+    ]
+    write_set(tmp_path, "trip", [recorded, faked])
+
+    plain = run_cli("eval", "weather", "trip.evalset.json", "--no-history")
+    assert statuses(plain.stdout) == {("trip", "recorded"): "FAILED", ("trip", "faked"): "PASSED"}
+    replayed = run_cli(
+        "eval", "weather", "trip.evalset.json", "--no-history", "--fake-recorded-tools"
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert statuses(replayed.stdout) == {
+        ("trip", "recorded"): "PASSED",
+        ("trip", "faked"): "PASSED",
+    }

@@ -482,3 +482,69 @@ async def test_history_keeps_values_json_cannot_hold(tmp_path: Path) -> None:
         "city": "Paris",
         "handle": "<opaque>",
     }
+
+
+async def test_tool_fakes_answer_instead_of_the_tools() -> None:
+    ran: list[str] = []
+
+    def get_weather(city: str) -> dict[str, str]:  # the real tool would call an API
+        """The sky over ``city``."""
+        ran.append(city)
+        return {"city": city, "sky": "hidden under thick volcanic ash clouds"}
+
+    agent = LlmAgent(name="weather", model=FunctionModel(weather_model), tools=[get_weather])
+    faked = {
+        "evalId": "faked",
+        "toolFakes": [
+            {
+                "name": "get_weather",
+                "args": {"city": "Paris"},
+                "response": {"city": "Paris", "sky": "sunny"},
+            },
+            {"name": "get_weather", "response": {"city": "anywhere", "sky": "grey"}},
+        ],
+        "conversation": [
+            PARIS,
+            turn("In Rome?", "It is grey in anywhere.", [("get_weather", {"city": "Rome"})]),
+        ],
+    }
+    [result] = await evaluate_eval_set(agent, eval_set(faked), METRICS)
+    assert ran == [] and result.final_eval_status is EvalStatus.PASSED, result
+
+    recorded = dict(PARIS)
+    recorded["intermediateData"] = {
+        "toolUses": [{"id": "c1", "name": "get_weather", "args": {"city": "Paris"}}],
+        "toolResponses": [
+            {"id": "c1", "name": "get_weather", "response": {"city": "Paris", "sky": "sunny"}}
+        ],
+    }
+    case_set = eval_set({"evalId": "recorded", "conversation": [recorded]})
+    [real] = await evaluate_eval_set(agent, case_set, METRICS)
+    assert ran == ["Paris"] and real.final_eval_status is EvalStatus.FAILED  # the real sky
+    [replayed] = await evaluate_eval_set(agent, case_set, METRICS, fake_recorded_tools=True)
+    assert ran == ["Paris"] and replayed.final_eval_status is EvalStatus.PASSED
+
+
+def test_legacy_mock_tool_output_becomes_a_fake(tmp_path: Path) -> None:
+    path = tmp_path / "mocked.test.json"
+    rows = [
+        {
+            "query": "Weather in Paris?",
+            "expected_tool_use": [
+                {
+                    "tool_name": "get_weather",
+                    "tool_input": {"city": "Paris"},
+                    "mock_tool_output": "sunny",
+                }
+            ],
+            "reference": "It is sunny in Paris.",
+        }
+    ]
+    path.write_text(json.dumps(rows))
+    [case] = load_eval_set(path).eval_cases
+    [fake] = case.tool_fakes
+    assert (fake.name, fake.args, fake.response) == (
+        "get_weather",
+        {"city": "Paris"},
+        {"result": "sunny"},
+    )

@@ -116,7 +116,11 @@ def _read_eval_set(path: Path) -> EvalSet:
 
 
 async def run_jobs(
-    agent: BaseAgent, app_name: str, jobs: list[EvalJob], num_runs: int
+    agent: BaseAgent,
+    app_name: str,
+    jobs: list[EvalJob],
+    num_runs: int,
+    fake_recorded_tools: bool = False,
 ) -> list[list[EvalCaseResult]]:
     """The results of each job, in order (one event loop for all of them)."""
     return [
@@ -128,6 +132,7 @@ async def run_jobs(
             num_runs=num_runs,
             eval_set_file=str(job.path),
             close_toolsets=job is jobs[-1],  # the agent's MCP connections etc., once
+            fake_recorded_tools=fake_recorded_tools,
         )
         for job in jobs
     ]
@@ -188,6 +193,14 @@ def save_history(
     is_flag=True,
     help="Do not save the results under AGENT_DIR/.adk/eval_history/.",
 )
+@click.option(
+    "--fake-recorded-tools",
+    "--fake_recorded_tools",
+    "fake_recorded_tools",
+    is_flag=True,
+    help="Answer tool calls that match the expected ones with the results recorded in the "
+    "eval set, instead of running the tools (a case's toolFakes always apply).",
+)
 def eval_command(
     agent_dir: Path,
     eval_set_file_paths: tuple[str, ...],
@@ -195,6 +208,7 @@ def eval_command(
     print_detailed_results: bool,
     num_runs: int,
     no_history: bool,
+    fake_recorded_tools: bool,
 ) -> None:
     """Evaluate the agent in AGENT_DIR against eval set files (*.evalset.json, or the older
     *.test.json); FILE:id1,id2 runs only those cases. Exits 1 when a case failed."""
@@ -205,7 +219,7 @@ def eval_command(
             (load_eval_config(config_file_path), config_file_path) if config_file_path else None
         )
         jobs = [prepare_job(spec, config) for spec in eval_set_file_paths]
-        results = asyncio.run(run_jobs(agent, app_name, jobs, num_runs))
+        results = asyncio.run(run_jobs(agent, app_name, jobs, num_runs, fake_recorded_tools))
     except CliError as error:
         raise click.ClickException(str(error)) from error
     except EvalConfigError as error:

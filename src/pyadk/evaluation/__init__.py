@@ -47,6 +47,7 @@ from pyadk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsM
 from pyadk.evaluation.local_eval_sets_manager import LocalEvalSetsManager
 from pyadk.evaluation.metric_registry import get_evaluator, register_evaluator
 from pyadk.evaluation.response_evaluator import ResponseEvaluator
+from pyadk.evaluation.tool_fakes import ToolFake, ToolFakesPlugin, recorded_fakes
 from pyadk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
 __all__ = [
@@ -77,6 +78,8 @@ __all__ = [
     "PrebuiltMetrics",
     "ResponseEvaluator",
     "SessionInput",
+    "ToolFake",
+    "ToolFakesPlugin",
     "ToolTrajectoryCriterion",
     "TrajectoryEvaluator",
     "eval_set_files",
@@ -92,6 +95,7 @@ __all__ = [
     "invocation_from_events",
     "load_eval_config",
     "load_eval_set",
+    "recorded_fakes",
     "register_evaluator",
     "summarize",
 ]

@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from pyadk import types
 from pyadk.evaluation.common import EvalBaseModel
+from pyadk.evaluation.tool_fakes import ToolFake
 
 
 class IntermediateData(EvalBaseModel):
@@ -73,6 +74,8 @@ class EvalCase(EvalBaseModel):
     conversation: list[Invocation] = Field(default_factory=list)
     session_input: SessionInput | None = None
     creation_timestamp: float = 0.0
+    tool_fakes: list[ToolFake] = Field(default_factory=list)
+    """Results given to tool calls instead of running the tools (a pyadk extension)."""
 
     @field_validator("conversation", mode="before")
     @classmethod

@@ -17,6 +17,7 @@ from pyadk.evaluation.eval_set import EvalSet
 from pyadk.evaluation.evaluation_generator import DEFAULT_USER_ID, generate_invocations
 from pyadk.evaluation.evaluator import Evaluator
 from pyadk.evaluation.metric_registry import get_evaluator
+from pyadk.evaluation.tool_fakes import ToolFakesPlugin, recorded_fakes
 from pyadk.runners import InMemoryRunner, Runner
 
 
@@ -29,20 +30,27 @@ async def evaluate_eval_set(
     num_runs: int = 1,
     eval_set_file: str | None = None,
     close_toolsets: bool = True,
+    fake_recorded_tools: bool = False,
 ) -> list[EvalCaseResult]:
     """Runs every case ``num_runs`` times (each run on a new in-memory session) and
     scores it. Unknown metrics or missing extras fail before anything runs; an agent
     that raises fails its case (``error`` says why) and the others still run. The
     agent's toolsets (MCP connections, ...) are closed at the end unless
-    ``close_toolsets`` is False (an agent a server keeps serving)."""
+    ``close_toolsets`` is False (an agent a server keeps serving). A case's
+    ``tool_fakes`` answer matching tool calls instead of the tools; with
+    ``fake_recorded_tools``, so do the tool results recorded in its expected
+    invocations."""
     if num_runs < 1:
         raise ValueError(f"num_runs must be at least 1, got {num_runs}.")
     evaluators = [get_evaluator(metric) for metric in eval_metrics]
     results = []
-    runner = InMemoryRunner(agent, app_name=app_name or agent.name)
+    fakes = ToolFakesPlugin()
+    runner = InMemoryRunner(agent, app_name=app_name or agent.name, plugins=[fakes])
     try:
         for run in range(1, num_runs + 1):
             for eval_case in eval_set.eval_cases:
+                recorded = recorded_fakes(eval_case) if fake_recorded_tools else []
+                fakes.use([*eval_case.tool_fakes, *recorded])
                 result = await evaluate_eval_case(runner, eval_case, evaluators)
                 result.eval_set_id, result.eval_set_file = eval_set.eval_set_id, eval_set_file
                 result.run = run

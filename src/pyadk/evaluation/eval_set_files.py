@@ -13,6 +13,7 @@ from pyadk import types
 from pyadk.evaluation.eval_case import EvalCase, IntermediateData, Invocation, SessionInput
 from pyadk.evaluation.eval_set import EvalSet
 from pyadk.evaluation.evaluation_generator import DEFAULT_USER_ID
+from pyadk.evaluation.tool_fakes import ToolFake
 
 
 class EvalSetFileError(ValueError):
@@ -60,8 +61,27 @@ def eval_set_from_legacy(
         user_id=session.get("user_id", DEFAULT_USER_ID),
         state=session.get("state", {}),
     )
-    case = EvalCase(eval_id=name, conversation=conversation, session_input=session_input)
+    case = EvalCase(
+        eval_id=name,
+        conversation=conversation,
+        session_input=session_input,
+        tool_fakes=_legacy_fakes(rows),
+    )
     return EvalSet(eval_set_id=name, name=name, eval_cases=[case])
+
+
+def _legacy_fakes(rows: list[dict[str, Any]]) -> list[ToolFake]:
+    """The ``mock_tool_output`` of older files, as fakes for those calls."""
+    return [
+        ToolFake(name=use["tool_name"], args=use.get("tool_input") or {}, response=_as_dict(mock))
+        for row in rows
+        for use in row.get("expected_tool_use", [])
+        if (mock := use.get("mock_tool_output")) is not None
+    ]
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {"result": value}
 
 
 def _legacy_invocation(row: dict[str, Any]) -> Invocation:
