@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pyadk import types
@@ -9,7 +10,13 @@ from pyadk.agents import LlmAgent, RunConfig, SequentialAgent, StreamingMode
 from pyadk.events.event import Event
 from pyadk.server.ui_convert import UiEventConverter
 from pyadk.server.ui_events import UI_EVENT_ADAPTER, UiEvent
-from pyadk.testing import ScriptedModel, Stream, TestRunner, function_call
+from pyadk.testing import FunctionModel, ScriptedModel, Stream, TestRunner, function_call
+from pyadk.tools import FunctionTool, ToolContext
+from pyadk.tools.tool_confirmation import (
+    REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+    confirmation_answer,
+    confirmation_requests,
+)
 
 SSE = RunConfig(streaming_mode=StreamingMode.SSE)
 TRANSFER = function_call("transfer_to_agent", {"agent_name": "code_reviewer"})
@@ -36,11 +43,16 @@ def team(orchestrator_reply: Any, reviewer_final: Any) -> LlmAgent:
     )
 
 
-async def convert(agent: Any, run_config: RunConfig | None = None) -> list[UiEvent]:
-    events = await TestRunner(agent).run("review my code", run_config=run_config)
-    converter = UiEventConverter(run_id="r", root_agent=agent)
+def run_ui(agent: Any, events: list[Event], run_id: str = "r") -> list[UiEvent]:
+    """The UI events of one run (or of a stored session, without ``finish``)."""
+    converter = UiEventConverter(run_id=run_id, root_agent=agent)
     out = [ui for event in events for ui in converter.convert(event)]
     return out + converter.finish()
+
+
+async def convert(agent: Any, run_config: RunConfig | None = None) -> list[UiEvent]:
+    events = await TestRunner(agent).run("review my code", run_config=run_config)
+    return run_ui(agent, events)
 
 
 def chat_text(ui: list[UiEvent]) -> str:
@@ -52,7 +64,7 @@ def summary(ui: list[UiEvent]) -> list[tuple[str, ...]]:
     for e in ui:
         if e.type == "thinking":
             rows.append((e.type, e.agent or "", e.kind, e.text))
-        elif e.type in ("tool_start", "tool_end"):
+        elif e.type in ("tool_start", "tool_end", "approval_required"):
             rows.append((e.type, e.agent or "", e.tool))
         elif e.type == "agent_active":
             rows.append((e.type, e.agent or "", e.reason))
@@ -343,3 +355,212 @@ async def test_a_step_skipped_by_its_callback_shows_its_answer_then_its_outcome(
         ("final", "after", "Bye.", "answer"),
         ("done", "completed"),
     ]
+
+
+class Payments:
+    """``pay`` needs approval (it records what really ran); the model asks to pay 900,
+    then reports the result it got."""
+
+    def __init__(self) -> None:
+        self.paid: list[int] = []
+
+    def pay(self, amount: int) -> dict:
+        """Pays an invoice.
+
+        Args:
+          amount: euros.
+        """
+        self.paid.append(amount)
+        return {"status": "paid", "amount": amount}
+
+    def reply(self, request: Any) -> Any:
+        response = request.contents[-1].parts[0].function_response
+        if response is None:
+            return ["Let me pay that.", function_call("pay", {"amount": 900})]
+        if "error" in response.response:
+            return "I did not pay."
+        return f"Paid {response.response['amount']} euros."
+
+    def agent(self) -> LlmAgent:
+        tool = FunctionTool(self.pay, require_confirmation=True)
+        return LlmAgent(name="payments", model=FunctionModel(self.reply), tools=[tool])
+
+
+async def test_a_call_waiting_for_approval_is_approval_required_not_a_failed_tool() -> None:
+    bank = Payments()
+    agent = bank.agent()
+
+    ui = run_ui(agent, await TestRunner(agent).run("pay the invoice"))
+
+    assert summary(ui) == [
+        ("agent_active", "payments", "start"),
+        ("content", "payments", "Let me pay that."),
+        ("final", "payments", "Let me pay that.", "interim"),
+        ("tool_start", "payments", "pay"),
+        ("approval_required", "payments", "pay"),  # no tool_end: the call waits
+        ("done", "completed"),
+    ]
+    assert bank.paid == []
+    start, asked = ui[3], ui[4]
+    assert asked.type == "approval_required" and start.type == "tool_start"
+    assert asked.call_id == start.call_id and asked.request_id != start.call_id
+    assert (asked.tool, asked.args, asked.hint, asked.payload) == (
+        "pay",
+        {"amount": 900},
+        "Approve or reject pay(amount=900).",
+        None,
+    )
+    assert asked.internal is False  # the chat shows it: the person must answer
+    assert ui[-1].final_text is None  # the interim text is not an answer
+    data = asked.to_json_dict()
+    assert {k: data[k] for k in ("type", "requestId", "callId", "tool", "args", "hint")} == {
+        "type": "approval_required",
+        "requestId": asked.request_id,
+        "callId": start.call_id,
+        "tool": "pay",
+        "args": {"amount": 900},
+        "hint": "Approve or reject pay(amount=900).",
+    }
+    assert UI_EVENT_ADAPTER.validate_python(data) == asked
+
+
+async def test_the_answering_run_closes_the_waiting_call_with_its_real_result() -> None:
+    bank = Payments()
+    agent = bank.agent()
+    runner = TestRunner(agent)
+    first = run_ui(agent, await runner.run("pay the invoice"), "r1")
+    asked = next(e for e in first if e.type == "approval_required")
+
+    events = await runner.run(confirmation_answer(asked.request_id, confirmed=True))
+    ui = run_ui(agent, events, "r2")
+
+    assert bank.paid == [900]
+    assert summary(ui) == [
+        ("agent_active", "payments", "start"),
+        ("tool_end", "payments", "pay"),
+        ("content", "payments", "Paid 900 euros."),
+        ("final", "payments", "Paid 900 euros.", "answer"),
+        ("done", "completed"),
+    ]
+    end = ui[1]
+    assert end.type == "tool_end" and end.call_id == asked.call_id
+    assert (end.result, end.is_error) == ({"status": "paid", "amount": 900}, False)
+
+
+async def test_a_rejected_call_ends_as_an_error_result_and_never_runs() -> None:
+    bank = Payments()
+    agent = bank.agent()
+    runner = TestRunner(agent)
+    [request] = confirmation_requests((await runner.run("pay the invoice"))[-1])
+
+    ui = run_ui(agent, await runner.run(confirmation_answer(request, confirmed=False)))
+
+    assert bank.paid == []
+    end = next(e for e in ui if e.type == "tool_end")
+    assert (end.tool, end.result, end.is_error) == (
+        "pay",
+        {"error": "This tool call is rejected."},
+        True,
+    )
+    assert ui[-1].type == "done" and ui[-1].final_text == "I did not pay."
+
+
+async def test_session_history_shows_the_answer_as_a_user_message_not_json() -> None:
+    bank = Payments()
+    agent = bank.agent()
+    runner = TestRunner(agent)
+    [request] = confirmation_requests((await runner.run("pay the invoice"))[-1])
+    await runner.run(confirmation_answer(request, confirmed=True))
+    session = await runner.session()
+
+    converter = UiEventConverter(run_id="history", root_agent=agent)
+    ui = [e for event in session.events for e in converter.convert(event)]
+
+    users = [e for e in ui if e.type == "user_message"]
+    assert [e.text for e in users] == ["pay the invoice", "Approved pay"]
+    assert users[0].approvals == []
+    [decision] = users[1].approvals
+    start = next(e for e in ui if e.type == "tool_start")
+    assert (decision.request_id, decision.call_id, decision.tool, decision.confirmed) == (
+        request.id,
+        start.call_id,
+        "pay",
+        True,
+    )
+    assert users[1].to_json_dict()["approvals"] == [
+        {
+            "requestId": request.id,
+            "callId": start.call_id,
+            "tool": "pay",
+            "confirmed": True,
+            "payload": None,
+        }
+    ]
+    assert UI_EVENT_ADAPTER.validate_python(users[1].to_json_dict()) == users[1]
+    # the waiting call is closed once, by the approved result, after the answer
+    order = [e.type for e in ui]
+    assert order.count("tool_end") == 1
+    assert order.index("approval_required") < order.index("user_message", 1)
+    assert order.index("user_message", 1) < order.index("tool_end")
+
+
+async def test_a_tool_asking_itself_shows_its_payload_and_other_calls_end_normally() -> None:
+    def book(city: str, tool_context: ToolContext) -> dict:
+        """Books a hotel.
+
+        Args:
+          city: the city.
+        """
+        confirmation = tool_context.tool_confirmation
+        if confirmation is None:
+            tool_context.request_confirmation(hint="Which room?", payload={"rooms": ["a", "b"]})
+            return {"status": "waiting for the guest"}
+        return {"status": "booked", "room": confirmation.payload["room"]}
+
+    def weather(city: str) -> dict:
+        """The weather.
+
+        Args:
+          city: the city.
+        """
+        return {"sky": "clear"}
+
+    def reply(request: Any) -> Any:
+        if request.contents[-1].parts[0].function_response is not None:
+            return "Done."
+        return [function_call("book", {"city": "Oslo"}), function_call("weather", {"city": "Oslo"})]
+
+    agent = LlmAgent(name="hotel", model=FunctionModel(reply), tools=[book, weather])
+    runner = TestRunner(agent)
+    events = await runner.run("book")
+
+    ui = run_ui(agent, events)
+
+    assert [
+        (e.type, getattr(e, "tool", None)) for e in ui if e.type.startswith(("tool", "appr"))
+    ] == [
+        ("tool_start", "book"),
+        ("tool_start", "weather"),
+        ("tool_end", "weather"),  # ran at once; book's placeholder result is not an end
+        ("approval_required", "book"),
+    ]
+    asked = next(e for e in ui if e.type == "approval_required")
+    assert (asked.hint, asked.payload) == ("Which room?", {"rooms": ["a", "b"]})
+    # google-adk's web client wraps the answer as {"response": "<json>"}: still readable
+    wrapped = types.FunctionResponse(
+        id=asked.request_id,
+        name=REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+        response={"response": json.dumps({"confirmed": True, "payload": {"room": "b"}})},
+    )
+    await runner.run(types.Content(role="user", parts=[types.Part(function_response=wrapped)]))
+    session = await runner.session()
+    history = run_ui(agent, session.events)
+    answer = [e for e in history if e.type == "user_message"][-1]
+    assert answer.text == "Approved book"
+    assert [(a.confirmed, a.payload) for a in answer.approvals] == [(True, {"room": "b"})]
+    end = [e for e in history if e.type == "tool_end"][-1]
+    assert (end.tool, end.call_id, end.result) == (
+        "book",
+        asked.call_id,
+        {"status": "booked", "room": "b"},
+    )

@@ -10,6 +10,7 @@ from pyadk import types
 from pyadk.agents import LlmAgent
 from pyadk.models import BaseLlm, LlmRequest, LlmResponse
 from pyadk.testing import FunctionModel, Stream, function_call
+from pyadk.tools import FunctionTool
 from pyadk.tools.tool_context import ToolContext
 
 
@@ -57,3 +58,28 @@ def echo_agent() -> LlmAgent:
         return function_call("remember", {"text": last.text or ""})
 
     return LlmAgent(name="echo", model=FunctionModel(reply), tools=[remember])
+
+
+def approval_agent(paid: list[int]) -> LlmAgent:
+    """Asks to pay 900 euros with ``pay``, which needs approval (``paid`` records what
+    really ran), then streams what the tool answered."""
+
+    def pay(amount: int) -> dict:
+        """Pays an invoice.
+
+        Args:
+          amount: euros.
+        """
+        paid.append(amount)
+        return {"status": "paid", "amount": amount}
+
+    def reply(request: LlmRequest) -> object:
+        response = request.contents[-1].parts[0].function_response
+        if response is None:
+            return ["Let me pay that.", function_call("pay", {"amount": 900})]
+        if "error" in response.response:
+            return Stream(["I did not pay. ", "The payment was rejected."])
+        return Stream([f"Paid {response.response['amount']} euros. ", "Receipt sent."])
+
+    tool = FunctionTool(pay, require_confirmation=True)
+    return LlmAgent(name="payments", model=FunctionModel(reply), tools=[tool])

@@ -11,6 +11,11 @@ and the sequence number. Rules (``docs/ui-events.md`` has the full table):
   turn and announcement sentences go to ``thinking`` (kind ``handoff_text``);
 - other tool calls and results are ``tool_start``/``tool_end``; partial function calls
   are ignored (the aggregated event carries the call that runs);
+- tool approval: an ``adk_request_confirmation`` call is ``approval_required`` (not a
+  ``tool_start``); the held-back call's placeholder result (its id is in the event's
+  ``requested_tool_confirmations``) gets no ``tool_end``: the call waits, and the result
+  of the turn that answers closes it (a rejected call's result is an error result); a
+  user's answer is a ``user_message`` ("Approved pay") with its ``approvals``;
 - outcome, state, artifact, escalation and code events are ``thinking`` entries;
 - :meth:`finish`, :meth:`fail` and :meth:`cancel` close open messages and end the run
   with exactly one ``done`` (``fail`` emits a fatal ``error`` first).
@@ -23,12 +28,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.events.event import Event
 from pyadk.events.outcome import AgentOutcome, outcome_state_key
+from pyadk.events.tool_confirmation import (
+    REQUEST_CONFIRMATION_FUNCTION_CALL_NAME as APPROVAL_REQUEST,
+)
+from pyadk.events.tool_confirmation import ToolConfirmation
 from pyadk.server.handoff_filter import HandoffTextFilter, Piece, visible_text
 from pyadk.server.ui_events import (
     AgentActiveEvent,
+    ApprovalDecision,
+    ApprovalRequiredEvent,
     ContentEvent,
     DoneEvent,
     ErrorEvent,
@@ -49,6 +61,15 @@ class _Message:
     id: str
     filter: HandoffTextFilter
     released: list[str] = field(default_factory=list)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _decision_text(decision: ApprovalDecision) -> str:
+    verb = "Approved" if decision.confirmed else "Rejected"
+    return f"{verb} {decision.tool}" if decision.tool else verb
 
 
 def _walk(agent: BaseAgent) -> Iterator[BaseAgent]:
@@ -79,6 +100,8 @@ class UiEventConverter:
         self._messages: dict[str, _Message] = {}
         self._thoughts: dict[str, str] = {}
         self._final_text: str | None = None
+        self._requests: dict[str, tuple[str | None, str | None]] = {}
+        """Approval request id -> (call id, tool) of the call it asks about."""
         self.done = False
 
     # -- public API ---------------------------------------------------------------
@@ -90,8 +113,11 @@ class UiEventConverter:
             return out
         self._invocation_id = event.invocation_id or self._invocation_id
         if event.author == "user":
-            if event.text:
-                out.append(UserMessageEvent(**self._base(event), text=event.text))
+            approvals = self._approvals(event)
+            lines = [event.text or "", *(_decision_text(a) for a in approvals)]
+            text = "\n".join(line for line in lines if line)
+            if text:
+                out.append(UserMessageEvent(**self._base(event), text=text, approvals=approvals))
             return out
         outcome = event.actions.agent_outcome
         if event.is_outcome_event() and outcome is not None:
@@ -187,7 +213,11 @@ class UiEventConverter:
 
     def _calls(self, event: Event, out: list[UiEvent]) -> None:
         long_running = event.long_running_tool_ids or set()
+        waiting = event.actions.requested_tool_confirmations
         for call in event.get_function_calls():
+            if call.name == APPROVAL_REQUEST:
+                out.append(self._approval_required(event, call))
+                continue
             if call.name == TRANSFER_TOOL:
                 target = str((call.args or {}).get("agent_name", ""))
                 data = {"from": event.author, "to": target, "callId": call.id}
@@ -205,6 +235,8 @@ class UiEventConverter:
         for response in event.get_function_responses():
             if response.name == TRANSFER_TOOL:
                 continue  # the handoff shows as agent_active (below, from the actions)
+            if response.id in waiting:
+                continue  # held back for approval: the answering turn's result closes it
             result = response.response
             out.append(
                 ToolEndEvent(
@@ -215,6 +247,47 @@ class UiEventConverter:
                     is_error=isinstance(result, dict) and "error" in result,
                 )
             )
+
+    def _approval_required(self, event: Event, call: types.FunctionCall) -> UiEvent:
+        args = call.args or {}
+        original = _mapping(args.get("originalFunctionCall"))
+        asked = _mapping(args.get("toolConfirmation"))
+        call_id = original.get("id")
+        call_id = call_id if isinstance(call_id, str) else None
+        tool = str(original.get("name") or "")
+        self._requests[call.id or ""] = (call_id, tool or None)
+        return ApprovalRequiredEvent(
+            **self._base(event),
+            request_id=call.id or "",
+            call_id=call_id,
+            tool=tool,
+            args=_mapping(original.get("args")),
+            hint=str(asked.get("hint") or ""),
+            payload=asked.get("payload"),
+        )
+
+    def _approvals(self, event: Event) -> list[ApprovalDecision]:
+        """The answers to approval requests in a user's message (unreadable ones are
+        left out: the run refuses them)."""
+        decisions: list[ApprovalDecision] = []
+        for response in event.get_function_responses():
+            if response.name != APPROVAL_REQUEST:
+                continue
+            try:
+                answer = ToolConfirmation.from_response_dict(response.response)
+            except ValueError:  # also a ValidationError or a JSONDecodeError
+                continue
+            call_id, tool = self._requests.get(response.id or "", (None, None))
+            decisions.append(
+                ApprovalDecision(
+                    request_id=response.id,
+                    call_id=call_id,
+                    tool=tool,
+                    confirmed=answer.confirmed,
+                    payload=answer.payload,
+                )
+            )
+        return decisions
 
     def _actions(self, event: Event, out: list[UiEvent]) -> None:
         actions = event.actions

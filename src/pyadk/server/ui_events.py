@@ -94,7 +94,8 @@ class ToolStartEvent(_UiBase):
 
 
 class ToolEndEvent(_UiBase):
-    """A tool returned; ``callId`` matches its ``tool_start``."""
+    """A tool returned; ``callId`` matches its ``tool_start``. A call waiting for
+    approval gets its ``tool_end`` only once answered (see ``approval_required``)."""
 
     type: Literal["tool_end"] = "tool_end"
     internal: Literal[True] = True
@@ -103,6 +104,40 @@ class ToolEndEvent(_UiBase):
     result: Any = None
     is_error: bool = False
     """True when the result is a dict with an ``error`` key (the tool failed)."""
+
+
+class ApprovalRequiredEvent(_UiBase):
+    """A tool call waits for a person's approval (google-adk's ``adk_request_confirmation``
+    call): the turn ends here. Answer it in the next turn with a ``functionResponse``
+    part ``{"id": requestId, "name": "adk_request_confirmation", "response":
+    {"confirmed": true|false, "payload": ...}}``; the call then runs (or is refused) and
+    its ``tool_end`` arrives in that turn."""
+
+    type: Literal["approval_required"] = "approval_required"
+    internal: Literal[False] = False
+    request_id: str
+    """The id of the ``adk_request_confirmation`` call: the ``id`` of the answer."""
+    call_id: str | None
+    """The waiting call: its ``tool_start`` has this ``callId``."""
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    hint: str = ""
+    """Why approval is needed (the tool's hint), for the person asked."""
+    payload: Any = None
+    """Data the tool attached to its request, if any."""
+
+
+class ApprovalDecision(BaseModel):
+    """One answer to an ``approval_required`` event, in a ``user_message``."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    request_id: str | None
+    call_id: str | None = None
+    tool: str | None = None
+    """The call's tool, when the request is known (it is in session history)."""
+    confirmed: bool
+    payload: Any = None
 
 
 class ContentEvent(_UiBase):
@@ -156,6 +191,10 @@ class UserMessageEvent(_UiBase):
     type: Literal["user_message"] = "user_message"
     internal: Literal[False] = False
     text: str
+    """The message's text; for an answer to approval requests, one line per answer
+    ("Approved pay", "Rejected pay")."""
+    approvals: list[ApprovalDecision] = Field(default_factory=list)
+    """The approval requests this message answers (empty for an ordinary message)."""
 
 
 UiEvent = Annotated[
@@ -163,6 +202,7 @@ UiEvent = Annotated[
     | AgentActiveEvent
     | ToolStartEvent
     | ToolEndEvent
+    | ApprovalRequiredEvent
     | ContentEvent
     | FinalEvent
     | ErrorEvent
@@ -180,6 +220,7 @@ UI_EVENT_TYPES: tuple[str, ...] = (
     "agent_active",
     "tool_start",
     "tool_end",
+    "approval_required",
     "content",
     "final",
     "error",

@@ -103,12 +103,13 @@ export class Api {
   /**
    * Runs a turn and yields its UI events until `done`. A stream that drops before
    * `done` is resumed with Last-Event-ID (GET /run_ui_events/{runId}).
-   * `onRun(runId)` is called once the run id is known.
+   * `onRun(runId)` is called once the run id is known. The message is `parts` (e.g. a
+   * functionResponse answering an approval request), or else one text part.
    */
-  async *run({app, user, session, text}, onRun = () => {}) {
+  async *run({app, user, session, text, parts}, onRun = () => {}) {
     const body = {
       appName: app, userId: user, sessionId: session, streaming: true,
-      newMessage: {role: "user", parts: [{text}]},
+      newMessage: {role: "user", parts: parts ?? [{text}]},
     };
     let response = await fetch(this.url("run_ui_events"), {
       method: "POST",

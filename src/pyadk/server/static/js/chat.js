@@ -1,17 +1,31 @@
-// The chat transcript: user messages and the agents' answers (content deltas, then
-// `final` replaces the text). Internal events never reach it.
+// The chat transcript: user messages, the agents' answers (content deltas, then
+// `final` replaces the text) and approval cards (`approval_required`: Approve / Reject).
+// Internal events never reach it.
 
-import {el, stickToBottom} from "./dom.js";
+import {el, jsonDetails, stickToBottom} from "./dom.js";
 
 export class Chat {
-  constructor(root) {
+  /** `onDecide(ev, confirmed)` is called when an approval card's button is clicked. */
+  constructor(root, {onDecide = () => {}} = {}) {
     this.root = root;
+    this.onDecide = onDecide;
     this.messages = new Map(); // messageId -> {node, body, text, deltas}
+    this.approvals = new Map(); // requestId -> {node, buttons, decision, confirmed}
+    this.locked = false;
   }
 
   clear() {
     this.messages.clear();
+    this.approvals.clear();
     this.root.replaceChildren();
+  }
+
+  /** While a turn runs, the buttons of unanswered approval cards are disabled. */
+  lock(locked) {
+    this.locked = locked;
+    for (const card of this.approvals.values()) {
+      if (card.confirmed === null) for (const button of card.buttons) button.disabled = locked;
+    }
   }
 
   empty(text) {
@@ -41,11 +55,52 @@ export class Chat {
     return message;
   }
 
+  /** A card asking to approve a tool call: the tool, its arguments, the hint, buttons. */
+  approval(ev) {
+    if (this.approvals.has(ev.requestId)) return;
+    const decide = (confirmed) => () => this.onDecide(ev, confirmed);
+    const buttons = [
+      el("button", {type: "button", class: "approve", text: "Approve", onclick: decide(true)}),
+      el("button", {type: "button", class: "reject quiet", text: "Reject", onclick: decide(false)}),
+    ];
+    for (const button of buttons) button.disabled = this.locked;
+    const decision = el("span", {class: "decision", text: "Waiting for your answer"});
+    const node = el("div", {class: "msg approval", dataset: {requestId: ev.requestId, state: "pending"}},
+      el("div", {class: "meta", text: `${ev.agent ?? "agent"} · needs your approval`}),
+      el("div", {class: "what"}, "Run ", el("code", {text: ev.tool}), "?"),
+      ev.hint ? el("div", {class: "why", text: ev.hint}) : null,
+      jsonDetails("arguments", ev.args, {open: true, cls: "args"}),
+      ev.payload !== null && ev.payload !== undefined ? jsonDetails("payload", ev.payload, {cls: "payload"}) : null,
+      el("div", {class: "actions"}, buttons, decision));
+    this.approvals.set(ev.requestId, {node, buttons, decision, confirmed: null});
+    this.add(node);
+  }
+
+  /** Shows the answer on its card (`confirmed` null: unanswered again, the answer failed). */
+  decided(requestId, confirmed) {
+    const card = this.approvals.get(requestId);
+    if (!card) return;
+    card.confirmed = confirmed;
+    const answered = confirmed !== null;
+    for (const button of card.buttons) button.disabled = answered || this.locked;
+    card.node.dataset.state = answered ? (confirmed ? "approved" : "rejected") : "pending";
+    card.decision.textContent = !answered ? "Waiting for your answer" : confirmed ? "Approved" : "Rejected";
+  }
+
+  /** Approval cards nobody answered yet. */
+  waiting() {
+    return [...this.approvals.values()].filter((card) => card.confirmed === null).length;
+  }
+
   apply(ev) {
     if (ev.internal) return;
     switch (ev.type) {
       case "user_message":
         this.user(ev.text);
+        for (const answer of ev.approvals ?? []) this.decided(answer.requestId, answer.confirmed);
+        break;
+      case "approval_required":
+        this.approval(ev);
         break;
       case "content": {
         const message = this.message(ev);

@@ -10,6 +10,7 @@ function summary(ev) {
     case "thinking": return `${ev.kind}: ${ev.text}`;
     case "tool_start": return `${ev.tool}(${JSON.stringify(ev.args)})`;
     case "tool_end": return `${ev.tool} → ${JSON.stringify(ev.result)}`;
+    case "approval_required": return `${ev.tool}(${JSON.stringify(ev.args)}) needs approval`;
     case "content": return ev.delta;
     case "final": return `${ev.interim ? "[interim] " : ""}${ev.text}`;
     case "error": return `${ev.errorType || "error"}: ${ev.message}`;
@@ -111,7 +112,8 @@ export class Invocations {
       this.pending = null;
       record = {
         ...seed, id: ev.invocationId, agents: [], tools: 0, failedTools: 0, errors: [],
-        outcomes: [], answer: null, status: seed.live ? "running" : null,
+        calls: new Set(), approvals: [], outcomes: [], answer: null,
+        status: seed.live ? "running" : null,
         start: ev.timestamp, end: ev.timestamp, node: el("article", {class: "invocation"}),
       };
       this.records.set(key, record);
@@ -124,8 +126,12 @@ export class Invocations {
     const record = this.record(ev);
     record.end = Math.max(record.end ?? ev.timestamp, ev.timestamp);
     if (ev.type === "agent_active" && record.agents.at(-1) !== ev.agent) record.agents.push(ev.agent);
-    if (ev.type === "tool_start") record.tools += 1;
+    if (ev.type === "tool_start" || (ev.type === "tool_end" && !record.calls.has(ev.callId))) {
+      record.calls.add(ev.callId); // an approved call's tool_end comes in a later turn
+      record.tools += 1;
+    }
     if (ev.type === "tool_end" && ev.isError) record.failedTools += 1;
+    if (ev.type === "approval_required") record.approvals.push(ev.tool);
     if (ev.type === "error") record.errors.push(ev.message);
     if (ev.type === "thinking" && ev.kind === "outcome") record.outcomes.push(ev);
     if (ev.type === "final" && !ev.interim && !ev.truncated && ev.text) record.answer = ev.text;
@@ -134,7 +140,10 @@ export class Invocations {
   }
 
   render(record) {
-    const status = record.status ?? (record.errors.length ? "error" : record.answer ? "completed" : "no answer");
+    // A turn that ended asking for approval is "waiting": the answer is the next turn.
+    const waiting = record.approvals.length && (record.status ?? "completed") === "completed";
+    const status = waiting ? "waiting"
+      : record.status ?? (record.errors.length ? "error" : record.answer ? "completed" : "no answer");
     const seconds = record.end && record.start ? (record.end - record.start).toFixed(2) : null;
     record.node.dataset.status = status;
     const parts = [
@@ -144,6 +153,7 @@ export class Invocations {
       el("div", {class: "facts"},
         el("span", {text: `agents: ${record.agents.join(" → ") || "–"}`}),
         el("span", {text: `tools: ${record.tools}${record.failedTools ? ` (${record.failedTools} failed)` : ""}`}),
+        record.approvals.length ? el("span", {text: `approval asked: ${record.approvals.join(", ")}`}) : null,
         seconds !== null ? el("span", {text: `${seconds} s`}) : null),
       record.outcomes.length
         ? el("ul", {class: "outcomes"}, record.outcomes.map((o) =>

@@ -13,7 +13,7 @@ const USER_KEY = "pyadk.devui.user";
 
 const api = new Api();
 const views = {
-  chat: new Chat($("chat")),
+  chat: new Chat($("chat"), {onDecide: (ev, confirmed) => guard(answer)(ev, confirmed)}),
   thinking: new ThinkingPanel($("thinking")),
   timeline: new Timeline($("timeline")),
   state: new StateView($("state")),
@@ -56,6 +56,7 @@ function setRunning(running) {
   current.running = running;
   $("send").disabled = running;
   $("stop").disabled = !running;
+  views.chat.lock(running);
   for (const id of ["app-select", "session-select", "new-session", "delete-session", "user-input"]) {
     $(id).disabled = running;
   }
@@ -119,6 +120,29 @@ async function newSession() {
 
 async function send(text) {
   if (!text.trim() || current.running || !current.app) return;
+  await runTurn(text, [{text}]);
+}
+
+/**
+ * Answers an approval card: the next turn's message is a functionResponse to its
+ * adk_request_confirmation call; the call then runs (or not) and the turn goes on.
+ */
+async function answer(ev, confirmed) {
+  if (current.running || !current.session) return;
+  views.chat.decided(ev.requestId, confirmed);
+  views.thinking.decided(ev.callId, confirmed);
+  const response = {id: ev.requestId, name: "adk_request_confirmation", response: {confirmed}};
+  const started = await runTurn(`${confirmed ? "Approved" : "Rejected"} ${ev.tool}`, [{functionResponse: response}]);
+  if (!started) { // refused (e.g. the session is busy): the card can be answered again
+    views.chat.decided(ev.requestId, null);
+    views.thinking.decided(ev.callId, null);
+  }
+}
+
+/** Runs one turn with the message `parts` (shown in the chat as `text`); false when the
+ * server refused it before the run started. */
+async function runTurn(text, parts) {
+  let started = false;
   setRunning(true);
   try {
     if (!current.session) {
@@ -132,12 +156,13 @@ async function send(text) {
     views.thinking.begin(text);
     views.invocations.begin(text);
     status("Running…");
-    const run = {app: current.app, user: current.user, session: current.session, text};
-    for await (const ev of api.run(run, (runId) => { current.runId = runId; })) apply(ev);
+    const run = {app: current.app, user: current.user, session: current.session, parts};
+    for await (const ev of api.run(run, (runId) => { current.runId = runId; started = true; })) apply(ev);
     const session = await api.getSession(current.app, current.user, current.session);
     views.state.set(session.state);
     await loadSessions();
-    status("Ready");
+    const waiting = views.chat.waiting();
+    status(waiting ? `Waiting for your approval (${waiting} tool call${waiting > 1 ? "s" : ""})` : "Ready");
   } catch (error) {
     views.thinking.pending = null;
     views.invocations.pending = null;
@@ -150,6 +175,7 @@ async function send(text) {
     setRunning(false);
     $("message").focus();
   }
+  return started;
 }
 
 function guard(action) {

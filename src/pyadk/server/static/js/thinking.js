@@ -1,5 +1,7 @@
 // The thinking panel: per turn, which agent works (handoffs), tool calls with their
 // arguments and results, hidden handoff announcements, thoughts, state and outcomes.
+// A call waiting for approval stays open ("waiting for approval"); its result arrives
+// in the turn that answered, where it gets an entry of its own.
 
 import {clip, el, jsonDetails, stickToBottom} from "./dom.js";
 
@@ -14,7 +16,8 @@ export class ThinkingPanel {
 
   clear() {
     this.turns = new Map(); // invocation key -> {list}
-    this.tools = new Map(); // callId -> entry
+    this.tools = new Map(); // callId -> {item, result, turn}
+    this.decisions = new Map(); // callId -> true (approved) / false (rejected)
     this.thoughts = new Map(); // messageId -> text node
     this.pending = null;
     this.count = 0;
@@ -57,9 +60,6 @@ export class ThinkingPanel {
 
   apply(ev) {
     switch (ev.type) {
-      case "user_message":
-        this.turn(ev);
-        break;
       case "agent_active": {
         const how = ev.reason === "transfer" ? `took over from ${ev.previousAgent}`
           : ev.reason === "switch" ? "workflow step" : "started";
@@ -70,29 +70,45 @@ export class ThinkingPanel {
       case "thinking":
         this.thinking(ev);
         break;
-      case "tool_start": {
-        const result = el("div", {class: "result pending", text: "running…"});
-        const item = this.entry(ev, "tool",
-          el("span", {class: "what"}, "called ", el("code", {text: ev.tool})),
-          ev.longRunning ? el("span", {class: "badge", text: "long-running"}) : null,
-          jsonDetails("arguments", ev.args, {open: true, cls: "args"}), result);
-        this.tools.set(ev.callId, {item, result});
+      case "tool_start":
+        this.startTool(ev);
+        break;
+      case "approval_required": {
+        const tool = this.tools.get(ev.callId) ?? this.startTool(ev);
+        this.decisions.delete(ev.callId); // a call may ask again once approved
+        tool.item.classList.add("awaiting");
+        tool.item.dataset.approval = "waiting";
+        this.showDecision(ev.callId);
         break;
       }
+      case "user_message":
+        this.turn(ev);
+        for (const answer of ev.approvals ?? []) this.decided(answer.callId, answer.confirmed);
+        break;
       case "tool_end": {
+        const decision = this.decisions.get(ev.callId);
         let tool = this.tools.get(ev.callId);
+        if (tool?.item.dataset.approval && tool.turn !== this.turn(ev)) { // answered later: an entry there
+          tool.item.classList.remove("awaiting");
+          tool.result.textContent = decision === undefined ? "answered in a later turn"
+            : decision ? "approved: ran in a later turn" : "rejected: not run";
+          tool = null;
+        }
         if (!tool) {
+          const what = decision === undefined ? "tool " : decision ? "approved, ran " : "rejected, did not run ";
           const result = el("div", {class: "result"});
-          const item = this.entry(ev, "tool", el("span", {class: "what"}, "tool ", el("code", {text: ev.tool})), result);
+          const item = this.entry(ev, "tool", el("span", {class: "what"}, what, el("code", {text: ev.tool})), result);
           tool = {item, result};
         }
         const text = JSON.stringify(ev.result) ?? "";
         const short = text.length <= SHORT_RESULT;
-        const label = `${ev.isError ? "error result" : "result"}${short ? "" : ` · ${clip(text, 60)}`}`;
+        const kind = decision === false ? "rejected" : ev.isError ? "error result" : "result";
+        const label = `${kind}${short ? "" : ` · ${clip(text, 60)}`}`;
         const block = jsonDetails(label, ev.result, {open: short, cls: "result-json"});
         tool.result.replaceWith(block);
         tool.result = block;
-        tool.item.classList.toggle("failed", Boolean(ev.isError));
+        tool.item.classList.toggle("failed", Boolean(ev.isError) && decision !== false);
+        tool.item.classList.toggle("declined", decision === false);
         tool.item.classList.add("ended");
         break;
       }
@@ -105,6 +121,34 @@ export class ThinkingPanel {
       default:
         break;
     }
+  }
+
+  startTool(ev) {
+    const result = el("div", {class: "result pending", text: "running…"});
+    const item = this.entry(ev, "tool",
+      el("span", {class: "what"}, "called ", el("code", {text: ev.tool})),
+      ev.longRunning ? el("span", {class: "badge", text: "long-running"}) : null,
+      jsonDetails("arguments", ev.args, {open: true, cls: "args"}), result);
+    const tool = {item, result, turn: this.turn(ev)};
+    this.tools.set(ev.callId, tool);
+    return tool;
+  }
+
+  /** The person answered the approval of call `callId` (null: the answer failed). */
+  decided(callId, confirmed) {
+    if (confirmed === null) this.decisions.delete(callId);
+    else this.decisions.set(callId, confirmed);
+    this.showDecision(callId);
+  }
+
+  showDecision(callId) {
+    const tool = this.tools.get(callId);
+    if (!tool || tool.item.classList.contains("ended")) return;
+    const decision = this.decisions.get(callId);
+    tool.result.className = "result pending";
+    tool.result.textContent = decision === undefined ? "waiting for approval…"
+      : decision ? "approved: runs in the next turn" : "rejected: not run";
+    tool.item.dataset.approval = decision === undefined ? "waiting" : decision ? "approved" : "rejected";
   }
 
   thinking(ev) {

@@ -1,0 +1,162 @@
+"""Tool approval over real HTTP: the first turn streams ``approval_required`` and ends;
+the answer, posted as the next turn's functionResponse (as google-adk's clients send
+it), resumes the run and the tool really runs (or, rejected, never does)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from server_support import LiveServer, read_sse, run_body
+
+from pyadk.agents import LlmAgent
+from pyadk.models import LlmRequest
+from pyadk.server import create_app
+from pyadk.testing import FunctionModel, Stream, function_call
+from pyadk.tools import FunctionTool
+
+
+class Payments:
+    """``pay`` needs approval and records what really ran; the model asks to pay 900,
+    then streams what the tool answered."""
+
+    def __init__(self) -> None:
+        self.paid: list[int] = []
+
+    def pay(self, amount: int) -> dict:
+        """Pays an invoice.
+
+        Args:
+          amount: euros.
+        """
+        self.paid.append(amount)
+        return {"status": "paid", "amount": amount}
+
+    def reply(self, request: LlmRequest) -> Any:
+        response = request.contents[-1].parts[0].function_response
+        if response is None:
+            return function_call("pay", {"amount": 900})
+        if "error" in response.response:
+            return Stream(["I did not pay. ", "You rejected it."])
+        return Stream([f"Paid {response.response['amount']} euros. ", "Thank you."])
+
+    def agent(self) -> LlmAgent:
+        tool = FunctionTool(self.pay, require_confirmation=True)
+        return LlmAgent(name="payments", model=FunctionModel(self.reply), tools=[tool])
+
+
+@pytest.fixture
+def bank() -> Payments:
+    return Payments()
+
+
+@pytest.fixture
+def client(serve: Callable[[Any], LiveServer], bank: Payments) -> httpx.Client:
+    client = serve(create_app(agents={"payments": bank.agent()})).client()
+    client.post("/apps/payments/users/alice/sessions/s1")
+    return client
+
+
+def post_turn(client: httpx.Client, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    body = run_body("payments", "alice", "s1", "", newMessage={"role": "user", "parts": parts})
+    with client.stream("POST", "/run_ui_events", json=body) as response:
+        assert response.status_code == 200
+        return [m.json() for m in read_sse(response.iter_lines()).messages]
+
+
+def answer(request_id: str, confirmed: bool) -> list[dict[str, Any]]:
+    """The answer part as google-adk's /run_sse accepts it."""
+    response = {"id": request_id, "name": "adk_request_confirmation"}
+    return [{"functionResponse": {**response, "response": {"confirmed": confirmed}}}]
+
+
+def test_the_first_turn_asks_and_the_answer_runs_the_tool(
+    client: httpx.Client, bank: Payments
+) -> None:
+    first = post_turn(client, [{"text": "pay the invoice"}])
+
+    assert [e["type"] for e in first] == [
+        "agent_active",
+        "tool_start",
+        "approval_required",
+        "done",
+    ]
+    start, asked, done = first[1], first[2], first[3]
+    assert bank.paid == []  # nothing ran before the answer
+    assert {k: asked[k] for k in ("agent", "tool", "args", "hint", "payload", "internal")} == {
+        "agent": "payments",
+        "tool": "pay",
+        "args": {"amount": 900},
+        "hint": "Approve or reject pay(amount=900).",
+        "payload": None,
+        "internal": False,
+    }
+    assert asked["callId"] == start["callId"] and asked["requestId"]
+    assert done["reason"] == "completed" and done["finalText"] is None
+
+    second = post_turn(client, answer(asked["requestId"], True))
+
+    assert bank.paid == [900]  # the tool really ran, once
+    assert [e["type"] for e in second] == [
+        "agent_active",
+        "tool_end",
+        "content",
+        "content",
+        "final",
+        "done",
+    ]
+    end = second[1]
+    assert (end["callId"], end["result"], end["isError"]) == (
+        start["callId"],
+        {"status": "paid", "amount": 900},
+        False,
+    )
+    assert second[-1]["finalText"] == "Paid 900 euros. Thank you."
+
+    history = client.get("/apps/payments/users/alice/sessions/s1/ui-events").json()
+    users = [(e["text"], e["approvals"]) for e in history if e["type"] == "user_message"]
+    assert users == [
+        ("pay the invoice", []),
+        (
+            "Approved pay",
+            [
+                {
+                    "requestId": asked["requestId"],
+                    "callId": start["callId"],
+                    "tool": "pay",
+                    "confirmed": True,
+                    "payload": None,
+                }
+            ],
+        ),
+    ]
+    assert [e["type"] for e in history if e["type"].startswith(("tool", "approval"))] == [
+        "tool_start",
+        "approval_required",
+        "tool_end",
+    ]
+    assert "adk_request_confirmation" not in str([e for e in history if e["type"] != "done"])
+
+
+def test_a_rejected_call_never_runs(client: httpx.Client, bank: Payments) -> None:
+    first = post_turn(client, [{"text": "pay the invoice"}])
+    asked = next(e for e in first if e["type"] == "approval_required")
+
+    second = post_turn(client, answer(asked["requestId"], False))
+
+    assert bank.paid == []
+    end = next(e for e in second if e["type"] == "tool_end")
+    assert (end["callId"], end["result"], end["isError"]) == (
+        asked["callId"],
+        {"error": "This tool call is rejected."},
+        True,
+    )
+    assert second[-1]["finalText"] == "I did not pay. You rejected it."
+    history = client.get("/apps/payments/users/alice/sessions/s1/ui-events").json()
+    assert [e["text"] for e in history if e["type"] == "user_message"][-1] == "Rejected pay"
+
+
+def test_protocol_lists_approval_required(client: httpx.Client) -> None:
+    assert "approval_required" in client.get("/ui-protocol").json()["types"]
