@@ -369,25 +369,28 @@ def test_eval_case_accepts_snake_and_camel_case() -> None:
     assert dumped["evalId"] == "a" and dumped["sessionInput"]["userId"] == "u"
 
 
+V2_PARIS = {  # google-adk 2.x records the expected calls as the invocation's events
+    "userContent": text("Weather in Paris?"),
+    "finalResponse": text("It is sunny in Paris.", "model"),
+    "intermediateData": {
+        "invocationEvents": [
+            {
+                "author": "weather",
+                "content": {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}],
+                },
+                "usageMetadata": {"totalTokenCount": 12},
+            }
+        ]
+    },
+}
+
+
 def test_google_adk_2_files_with_invocation_events_and_timings_load() -> None:
     invocation = {
+        **V2_PARIS,
         "invocationId": "i1",
-        "userContent": text("Weather in Paris?"),
-        "finalResponse": text("It is sunny in Paris.", "model"),
-        "intermediateData": {
-            "invocationEvents": [
-                {
-                    "author": "weather",
-                    "content": {
-                        "role": "model",
-                        "parts": [
-                            {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
-                        ],
-                    },
-                    "usageMetadata": {"totalTokenCount": 12},
-                }
-            ]
-        },
         "duration": 1.5,
         "modelDuration": 1.2,
         "toolDuration": 0.1,
@@ -407,27 +410,10 @@ def test_google_adk_2_files_with_invocation_events_and_timings_load() -> None:
 
 
 async def test_v2_expectations_score_and_scenario_cases_fail_clearly() -> None:
-    v2_turn = {
-        "userContent": text("Weather in Paris?"),
-        "finalResponse": text("It is sunny in Paris.", "model"),
-        "intermediateData": {
-            "invocationEvents": [
-                {
-                    "author": "weather",
-                    "content": {
-                        "role": "model",
-                        "parts": [
-                            {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
-                        ],
-                    },
-                }
-            ]
-        },
-    }
     results = await evaluate_eval_set(
         weather_agent(),
         eval_set(
-            {"evalId": "v2", "conversation": [v2_turn]},
+            {"evalId": "v2", "conversation": [V2_PARIS]},
             {"evalId": "sim", "conversationScenario": {"startingPrompt": "hi"}},
         ),
         METRICS,

@@ -9,42 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
+from payments_agent import Payments
 from server_support import LiveServer, read_sse, run_body
 
-from pyadk.agents import LlmAgent
-from pyadk.models import LlmRequest
 from pyadk.server import create_app
-from pyadk.testing import FunctionModel, Stream, function_call
-from pyadk.tools import FunctionTool
-
-
-class Payments:
-    """``pay`` needs approval and records what really ran; the model asks to pay 900,
-    then streams what the tool answered."""
-
-    def __init__(self) -> None:
-        self.paid: list[int] = []
-
-    def pay(self, amount: int) -> dict:
-        """Pays an invoice.
-
-        Args:
-          amount: euros.
-        """
-        self.paid.append(amount)
-        return {"status": "paid", "amount": amount}
-
-    def reply(self, request: LlmRequest) -> Any:
-        response = request.contents[-1].parts[0].function_response
-        if response is None:
-            return function_call("pay", {"amount": 900})
-        if "error" in response.response:
-            return Stream(["I did not pay. ", "You rejected it."])
-        return Stream([f"Paid {response.response['amount']} euros. ", "Thank you."])
-
-    def agent(self) -> LlmAgent:
-        tool = FunctionTool(self.pay, require_confirmation=True)
-        return LlmAgent(name="payments", model=FunctionModel(self.reply), tools=[tool])
 
 
 @pytest.fixture

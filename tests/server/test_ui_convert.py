@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from payments_agent import Payments
+
 from pyadk import types
 from pyadk.agents import LlmAgent, RunConfig, SequentialAgent, StreamingMode
 from pyadk.events.event import Event
 from pyadk.server.ui_convert import UiEventConverter
 from pyadk.server.ui_events import UI_EVENT_ADAPTER, UiEvent
 from pyadk.testing import FunctionModel, ScriptedModel, Stream, TestRunner, function_call
-from pyadk.tools import FunctionTool, ToolContext
+from pyadk.tools import ToolContext
 from pyadk.tools.tool_confirmation import (
     REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
     confirmation_answer,
@@ -357,37 +359,8 @@ async def test_a_step_skipped_by_its_callback_shows_its_answer_then_its_outcome(
     ]
 
 
-class Payments:
-    """``pay`` needs approval (it records what really ran); the model asks to pay 900,
-    then reports the result it got."""
-
-    def __init__(self) -> None:
-        self.paid: list[int] = []
-
-    def pay(self, amount: int) -> dict:
-        """Pays an invoice.
-
-        Args:
-          amount: euros.
-        """
-        self.paid.append(amount)
-        return {"status": "paid", "amount": amount}
-
-    def reply(self, request: Any) -> Any:
-        response = request.contents[-1].parts[0].function_response
-        if response is None:
-            return ["Let me pay that.", function_call("pay", {"amount": 900})]
-        if "error" in response.response:
-            return "I did not pay."
-        return f"Paid {response.response['amount']} euros."
-
-    def agent(self) -> LlmAgent:
-        tool = FunctionTool(self.pay, require_confirmation=True)
-        return LlmAgent(name="payments", model=FunctionModel(self.reply), tools=[tool])
-
-
 async def test_a_call_waiting_for_approval_is_approval_required_not_a_failed_tool() -> None:
-    bank = Payments()
+    bank = Payments(preface="Let me pay that.")
     agent = bank.agent()
 
     ui = run_ui(agent, await TestRunner(agent).run("pay the invoice"))
@@ -425,7 +398,7 @@ async def test_a_call_waiting_for_approval_is_approval_required_not_a_failed_too
 
 
 async def test_the_answering_run_closes_the_waiting_call_with_its_real_result() -> None:
-    bank = Payments()
+    bank = Payments(preface="Let me pay that.")
     agent = bank.agent()
     runner = TestRunner(agent)
     first = run_ui(agent, await runner.run("pay the invoice"), "r1")
@@ -438,8 +411,8 @@ async def test_the_answering_run_closes_the_waiting_call_with_its_real_result() 
     assert summary(ui) == [
         ("agent_active", "payments", "start"),
         ("tool_end", "payments", "pay"),
-        ("content", "payments", "Paid 900 euros."),
-        ("final", "payments", "Paid 900 euros.", "answer"),
+        ("content", "payments", "Paid 900 euros. Thank you."),
+        ("final", "payments", "Paid 900 euros. Thank you.", "answer"),
         ("done", "completed"),
     ]
     end = ui[1]
@@ -448,7 +421,7 @@ async def test_the_answering_run_closes_the_waiting_call_with_its_real_result() 
 
 
 async def test_a_rejected_call_ends_as_an_error_result_and_never_runs() -> None:
-    bank = Payments()
+    bank = Payments(preface="Let me pay that.")
     agent = bank.agent()
     runner = TestRunner(agent)
     [request] = confirmation_requests((await runner.run("pay the invoice"))[-1])
@@ -462,11 +435,11 @@ async def test_a_rejected_call_ends_as_an_error_result_and_never_runs() -> None:
         {"error": "This tool call is rejected."},
         True,
     )
-    assert ui[-1].type == "done" and ui[-1].final_text == "I did not pay."
+    assert ui[-1].type == "done" and ui[-1].final_text == "I did not pay. You rejected it."
 
 
 async def test_session_history_shows_the_answer_as_a_user_message_not_json() -> None:
-    bank = Payments()
+    bank = Payments(preface="Let me pay that.")
     agent = bank.agent()
     runner = TestRunner(agent)
     [request] = confirmation_requests((await runner.run("pay the invoice"))[-1])

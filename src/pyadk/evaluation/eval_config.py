@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from pyadk.evaluation.common import read_json_file
 from pyadk.evaluation.eval_metrics import (
     BaseCriterion,
     EvalMetric,
@@ -70,12 +70,7 @@ def get_eval_metrics_from_config(eval_config: EvalConfig) -> list[EvalMetric]:
 def load_eval_config(path: str | Path) -> EvalConfig:
     """Reads a ``test_config.json``; EvalConfigError if it is missing or malformed."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise EvalConfigError(f"Eval config file not found: {path}") from None
-    except (OSError, ValueError) as error:
-        raise EvalConfigError(f"Cannot read eval config {path}: {error}") from error
+    data = read_json_file(path, "eval config", EvalConfigError)
     try:
         return EvalConfig.model_validate(data)
     except ValidationError as error:

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from pyadk import types
+from pyadk.evaluation.common import read_json_file
 from pyadk.evaluation.eval_case import EvalCase, IntermediateData, Invocation, SessionInput
 from pyadk.evaluation.eval_set import EvalSet
 from pyadk.evaluation.evaluation_generator import DEFAULT_USER_ID
@@ -24,12 +24,7 @@ def load_eval_set(path: str | Path, initial_session: dict[str, Any] | None = Non
     """The eval set in ``path``; an older-format file becomes a one-case set whose
     session starts from ``initial_session`` (``{"state": ..., "user_id": ...}``)."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise EvalSetFileError(f"Eval set file not found: {path}") from None
-    except (OSError, ValueError) as error:
-        raise EvalSetFileError(f"Cannot read eval set {path}: {error}") from error
+    data = read_json_file(path, "eval set", EvalSetFileError)
     if isinstance(data, list):
         try:
             return eval_set_from_legacy(data, name=path.name, initial_session=initial_session)
