@@ -28,7 +28,7 @@ from pydantic.alias_generators import to_camel
 
 from pyadk.server.context import ServerContext
 from pyadk.server.json_safe import model_json
-from pyadk.server.security import principal_of
+from pyadk.server.security import require_any_user
 
 if TYPE_CHECKING:
     from pyadk.evaluation.eval_case import EvalCase
@@ -107,7 +107,8 @@ def make_router(ctx: ServerContext) -> APIRouter:
     def sets_manager(request: Request, app_name: str) -> LocalEvalSetsManager:
         from pyadk.evaluation.local_eval_sets_manager import LocalEvalSetsManager
 
-        _require_any_user(request)
+        # Eval sets hold every user's conversations.
+        require_any_user(request, "the eval routes")
         ctx.require_app(app_name)
         return LocalEvalSetsManager(_agents_dir(ctx))
 
@@ -282,7 +283,8 @@ def make_router(ctx: ServerContext) -> APIRouter:
     def results_manager(request: Request, app_name: str) -> LocalEvalSetResultsManager:
         from pyadk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 
-        _require_any_user(request)
+        # Eval sets hold every user's conversations.
+        require_any_user(request, "the eval routes")
         ctx.require_app(app_name)
         return LocalEvalSetResultsManager(_agents_dir(ctx))
 
@@ -311,7 +313,8 @@ def make_router(ctx: ServerContext) -> APIRouter:
         """The metrics run_eval knows, with what their scores mean."""
         from pyadk.evaluation.metric_registry import registered_metrics
 
-        _require_any_user(request)
+        # Eval sets hold every user's conversations.
+        require_any_user(request, "the eval routes")
         ctx.require_app(app_name)
         interval = {"minValue": 0.0, "openAtMin": False, "maxValue": 1.0, "openAtMax": False}
         info = []
@@ -332,17 +335,6 @@ def make_router(ctx: ServerContext) -> APIRouter:
     add("GET", ("/{app_name}/eval-results",), list_eval_results)
     add("GET", ("/{app_name}/metrics-info",), metrics_info)
     return router
-
-
-def _require_any_user(request: Request) -> None:
-    # Eval sets hold every user's conversations: a token bound to one user may not use them.
-    principal = principal_of(request)
-    if principal.user_id is not None:
-        raise HTTPException(
-            status_code=403,
-            detail=f"This token belongs to user {principal.user_id!r}: the eval routes "
-            "need a token for any user.",
-        )
 
 
 def _agents_dir(ctx: ServerContext) -> Path:

@@ -16,7 +16,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 
-from pyadk.server.security import principal_of
+from pyadk.server.security import require_any_user
 from pyadk.telemetry import attributes as attr
 from pyadk.telemetry import get_tracer_provider
 
@@ -173,20 +173,10 @@ def make_router(store: SpanStore | None) -> APIRouter:
     """The debug-trace routes over ``store`` (None: tracing is off, nothing is found)."""
     router = APIRouter()
 
-    def require_any_user(request: Request) -> None:
-        # Traces hold every user's prompts: a token bound to one user may not read them.
-        principal = principal_of(request)
-        if principal.user_id is not None:
-            raise HTTPException(
-                status_code=403,
-                detail=f"This token belongs to user {principal.user_id!r}: the debug trace "
-                "routes need a token for any user.",
-            )
-
     @router.get("/debug/trace/{event_id}")
     async def event_trace(event_id: str, request: Request) -> dict[str, Any]:
         """The attributes of the model or tool call span that produced the event."""
-        require_any_user(request)
+        require_any_user(request, "the debug trace routes")  # every user's prompts
         entry = store.event_trace(event_id) if store is not None else None
         if entry is None:
             raise HTTPException(status_code=404, detail="Trace not found")
@@ -195,7 +185,7 @@ def make_router(store: SpanStore | None) -> APIRouter:
     @router.get("/debug/trace/session/{session_id}")
     async def session_trace(session_id: str, request: Request) -> list[dict[str, Any]]:
         """The spans of the session's turns: name, ids, times (ns) and attributes."""
-        require_any_user(request)
+        require_any_user(request, "the debug trace routes")  # every user's prompts
         return store.session_spans(session_id) if store is not None else []
 
     return router

@@ -218,6 +218,18 @@ def principal_of(request: HTTPConnection) -> Principal:
     return principal if isinstance(principal, Principal) else Principal(None, False)
 
 
+def require_any_user(request: HTTPConnection, routes: str) -> None:
+    """403 for a token bound to one user: ``routes`` (e.g. "the eval routes") hold every
+    user's data."""
+    principal = principal_of(request)
+    if principal.user_id is not None:
+        raise HTTPException(
+            status_code=403,
+            detail=f"This token belongs to user {principal.user_id!r}: {routes} "
+            "need a token for any user.",
+        )
+
+
 def require_user(request: HTTPConnection, user_id: str) -> None:
     """403 (an ``HTTPException``) unless the caller may act as ``user_id``."""
     principal = principal_of(request)
