@@ -11,6 +11,12 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+from pyadk.testing.cassette import (
+    CassetteLlm,
+    CassetteMissError,
+    cassette_llm,
+    cassette_path,
+)
 from pyadk.testing.fixture_server import (
     FixtureResponse,
     FixtureServer,
@@ -62,6 +68,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AnthropicWire",
     "Call",
+    "CassetteLlm",
+    "CassetteMissError",
     "FixtureResponse",
     "FixtureServer",
     "FunctionModel",
@@ -75,6 +83,8 @@ __all__ = [
     "Stream",
     "TestRunner",
     "Wire",
+    "cassette_llm",
+    "cassette_path",
     "function_call",
     "json_response",
     "simplify_events",
