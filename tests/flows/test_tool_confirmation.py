@@ -297,3 +297,23 @@ async def test_output_key_keeps_the_answer_not_the_request() -> None:
     assert "last" not in await runner.state()
     await runner.run(confirmation_answer(request, confirmed=True))
     assert await runner.state() == {"last": '{"amount": 100, "status": "done"}'}
+
+
+async def test_an_approved_result_that_skips_summarization_ends_the_step() -> None:
+    def archive(tool_context: ToolContext) -> dict[str, Any]:
+        """Archives the project."""
+        tool_context.actions.skip_summarization = True
+        return {"archived": True}
+
+    calls: list[LlmRequest] = []
+
+    def reply(request: LlmRequest) -> Any:
+        calls.append(request)
+        return function_call("archive", {})
+
+    tool = FunctionTool(archive, require_confirmation=True)
+    runner = TestRunner(LlmAgent(name="ops", model=FunctionModel(reply), tools=[tool]))
+    [request] = confirmation_requests((await runner.run("archive it"))[-1])
+    [result] = await runner.run(confirmation_answer(request, confirmed=True))
+    assert result.content.parts[0].function_response.response == {"archived": True}
+    assert len(calls) == 1  # the model is not asked to comment on the result

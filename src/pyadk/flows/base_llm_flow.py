@@ -103,6 +103,8 @@ class BaseLlmFlow:
                         if event.long_running_tool_ids:
                             pause.mark_waiting(ctx)
                             return  # a call asked for approval again
+                        if event.is_final_response():
+                            return  # the result needs no model summary
         while True:
             last_event: Event | None = None
             llm_request = construct(LlmRequest)
@@ -312,7 +314,7 @@ class BaseLlmFlow:
                     and retry.should_retry(error)
                 ):
                     logger.info("Model call of %r failed (%s); retrying", agent.name, error)
-                    await asyncio.sleep(retry.delay(attempt))
+                    await asyncio.sleep(retry.delay(attempt, error))
                     attempt += 1
                     continue
                 recovered = await self._on_model_error(ctx, callback_context, llm_request, error)
