@@ -12,7 +12,9 @@ import pytest
 from payments_agent import Payments
 from server_support import LiveServer, read_sse, run_body
 
+from pyadk.agents import LlmAgent
 from pyadk.server import create_app
+from pyadk.testing import FunctionModel, function_call
 
 
 @pytest.fixture
@@ -128,3 +130,25 @@ def test_a_rejected_call_never_runs(client: httpx.Client, bank: Payments) -> Non
 
 def test_protocol_lists_approval_required(client: httpx.Client) -> None:
     assert "approval_required" in client.get("/ui-protocol").json()["types"]
+
+
+def test_a_turn_over_budget_ends_with_a_fatal_error_and_done_budget(
+    serve: Callable[[Any], LiveServer],
+) -> None:
+    def tick() -> str:
+        """Ticks."""
+        return "tock"
+
+    looping = LlmAgent(
+        name="looping", model=FunctionModel(lambda r: function_call("tick")), tools=[tick]
+    )
+    client = serve(create_app(agents={"looping": looping})).client()
+    client.post("/apps/looping/users/alice/sessions/s1")
+    body = run_body("looping", "alice", "s1", "go", runOptions={"budget": {"llmCalls": 2}})
+    with client.stream("POST", "/run_ui_events", json=body) as response:
+        events = [m.json() for m in read_sse(response.iter_lines()).messages]
+    error, done = events[-2], events[-1]
+    assert error["type"] == "error" and error["fatal"] is True
+    assert error["errorType"] == "BUDGET_EXCEEDED"
+    assert error["message"].startswith("Budget exceeded: llm_calls 3 of 2")
+    assert (done["type"], done["reason"]) == ("done", "budget")

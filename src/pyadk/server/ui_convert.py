@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
+from pyadk.agents.budget import BUDGET_EXCEEDED
 from pyadk.events.event import Event
 from pyadk.events.outcome import AgentOutcome, outcome_state_key
 from pyadk.events.tool_confirmation import (
@@ -103,6 +104,7 @@ class UiEventConverter:
         self._requests: dict[str, tuple[str | None, str | None]] = {}
         """Approval request id -> (call id, tool) of the call it asks about."""
         self.done = False
+        self._end_reason: Literal["completed", "budget"] = "completed"
 
     # -- public API ---------------------------------------------------------------
 
@@ -126,9 +128,15 @@ class UiEventConverter:
         self._activate(event.author, event, out)
         if event.error_code or event.error_message:
             message = event.error_message or f"Model error {event.error_code}"
+            over_budget = event.error_code == BUDGET_EXCEEDED  # the turn's last event
+            if over_budget:
+                self._end_reason = "budget"
             out.append(
                 ErrorEvent(
-                    **self._base(event), message=message, error_type=event.error_code, fatal=False
+                    **self._base(event),
+                    message=message,
+                    error_type=event.error_code,
+                    fatal=over_budget,
                 )
             )
         if event.partial:
@@ -140,8 +148,9 @@ class UiEventConverter:
         return out
 
     def finish(self) -> list[UiEvent]:
-        """Closes open messages and emits ``done`` (reason ``completed``)."""
-        return self._end("completed", truncated=False)
+        """Closes open messages and emits ``done`` (reason ``completed``, or ``budget``
+        when the turn ended on a limit of its budget)."""
+        return self._end(self._end_reason, truncated=False)
 
     def fail(self, exc: BaseException) -> list[UiEvent]:
         """A fatal ``error`` for ``exc``, then ``done`` (reason ``error``)."""
@@ -387,7 +396,7 @@ class UiEventConverter:
         return out
 
     def _end(
-        self, reason: Literal["completed", "error", "cancelled"], *, truncated: bool
+        self, reason: Literal["completed", "error", "cancelled", "budget"], *, truncated: bool
     ) -> list[UiEvent]:
         if self.done:
             return []

@@ -180,7 +180,8 @@ class DoneEvent(_UiBase):
 
     type: Literal["done"] = "done"
     internal: Literal[False] = False
-    reason: Literal["completed", "error", "cancelled"]
+    reason: Literal["completed", "error", "cancelled", "budget"]
+    """``budget``: the turn reached a limit of its budget (see ``RunConfig.budget``)."""
     final_text: str | None = None
     """The text of the last non-interim message shown in the chat, if any."""
 

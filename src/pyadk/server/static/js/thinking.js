@@ -6,7 +6,12 @@
 import {clip, el, jsonDetails, stickToBottom} from "./dom.js";
 
 const SHORT_RESULT = 160; // longer tool results start collapsed, with a one-line preview
-const DONE_LABELS = {completed: "Turn completed", error: "Turn failed", cancelled: "Turn cancelled"};
+const DONE_LABELS = {
+  completed: "Turn completed",
+  error: "Turn failed",
+  cancelled: "Turn cancelled",
+  budget: "Turn stopped: budget reached",
+};
 
 export class ThinkingPanel {
   constructor(root) {
