@@ -8,13 +8,18 @@ class PyadkError(Exception):
 
 
 class ModelError(PyadkError):
-    """A model call failed. ``retryable`` says whether trying again may help."""
+    """A model call failed. ``retryable`` says whether trying again may help;
+    ``retry_after`` is how many seconds the provider asked to wait before trying again
+    (its ``Retry-After`` answer), None when it did not say."""
 
     retryable = False
 
-    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, status_code: int | None = None, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
+        self.retry_after = retry_after
 
 
 class RateLimitError(ModelError):

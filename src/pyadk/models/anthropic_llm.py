@@ -14,7 +14,13 @@ from typing import Any, ClassVar
 from pydantic import PrivateAttr
 
 from pyadk.models import _anthropic_messages as wire
-from pyadk.models._errors import error_for_status, missing_sdk, unavailable
+from pyadk.models._errors import (
+    error_for_status,
+    missing_sdk,
+    response_headers,
+    retry_after_seconds,
+    unavailable,
+)
 from pyadk.models._loop_client import LoopBoundClient
 from pyadk.models._streaming import ResponseBuilder
 from pyadk.models.base_llm import BaseLlm
@@ -169,4 +175,5 @@ def _mapped(exc: anthropic.APIStatusError, model: str) -> Exception:
     if status is None and error_type == "overloaded_error":
         status = 529
     message = f"Anthropic model {model!r} failed with {where}: {exc.message}"
-    return error_for_status(status, message, error_type=error_type)
+    retry_after = retry_after_seconds(response_headers(exc))
+    return error_for_status(status, message, error_type=error_type, retry_after=retry_after)

@@ -7,13 +7,21 @@ The API key comes from ``GOOGLE_API_KEY`` (or ``api_key=``); Vertex AI is used w
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncGenerator
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, PrivateAttr
 
 from pyadk import types
-from pyadk.models._errors import error_for_status, is_transport_error, missing_sdk, unavailable
+from pyadk.models._errors import (
+    error_for_status,
+    is_transport_error,
+    missing_sdk,
+    response_headers,
+    retry_after_seconds,
+    unavailable,
+)
 from pyadk.models._history import ensure_user_turn
 from pyadk.models._loop_client import LoopBoundClient
 from pyadk.models._schemas import is_genai_schema_dict
@@ -106,7 +114,9 @@ class Gemini(BaseLlm):
                     yield partial
         except genai_errors.APIError as exc:
             message = f"Gemini model {model!r} failed with HTTP {exc.code}: {exc.message}"
-            raise error_for_status(exc.code, message, error_type=exc.status) from exc
+            raise error_for_status(
+                exc.code, message, error_type=exc.status, retry_after=_retry_after(exc)
+            ) from exc
         except Exception as exc:
             if is_transport_error(exc):
                 raise unavailable("Gemini", model, exc) from exc
@@ -118,6 +128,35 @@ class Gemini(BaseLlm):
         aclose = getattr(getattr(client, "aio", None), "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+_RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+
+
+def _retry_after(exc: genai_errors.APIError) -> float | None:
+    """The wait the API asked for: a ``Retry-After`` header, else the ``retryDelay`` of
+    the ``google.rpc.RetryInfo`` detail in the error body (how Gemini says it)."""
+    seconds = retry_after_seconds(response_headers(exc))
+    if seconds is not None:
+        return seconds
+    body = exc.details if isinstance(exc.details, dict) else {}
+    error = body.get("error", body)
+    details = error.get("details") if isinstance(error, dict) else None
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and detail.get("@type") == _RETRY_INFO:
+            return _duration(detail.get("retryDelay"))
+    return None
+
+
+def _duration(value: Any) -> float | None:
+    """Seconds of a protobuf Duration in JSON (``"37s"``, ``"1.5s"``), None if invalid."""
+    if not isinstance(value, str) or not value.endswith("s"):
+        return None
+    try:
+        seconds = float(value[:-1])
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def _to_genai_content(content: types.Content) -> genai_types.Content:

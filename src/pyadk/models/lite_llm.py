@@ -16,7 +16,13 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from pyadk.models import _openai_messages as wire
-from pyadk.models._errors import error_for_status, missing_sdk, unavailable
+from pyadk.models._errors import (
+    error_for_status,
+    missing_sdk,
+    response_headers,
+    retry_after_seconds,
+    unavailable,
+)
 from pyadk.models._streaming import ResponseBuilder
 from pyadk.models._text_tool_calls import recover_text_tool_calls
 from pyadk.models.base_llm import BaseLlm
@@ -115,4 +121,15 @@ def _mapped(exc: Exception, model: str) -> Exception:
     return error_for_status(
         status if isinstance(status, int) else None,
         f"LiteLLM model {model!r} failed with HTTP {status}: {message}",
+        retry_after=_retry_after(exc),
     )
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """What the provider's headers ask: LiteLLM keeps them as ``litellm_response_headers``
+    (its mapped errors' ``response`` may be one it built itself), else ``response``."""
+    for headers in (getattr(exc, "litellm_response_headers", None), response_headers(exc)):
+        seconds = retry_after_seconds(headers)
+        if seconds is not None:
+            return seconds
+    return None

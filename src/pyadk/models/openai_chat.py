@@ -15,7 +15,13 @@ from typing import Any, ClassVar
 from pydantic import PrivateAttr
 
 from pyadk.models import _openai_messages as wire
-from pyadk.models._errors import error_for_status, missing_sdk, unavailable
+from pyadk.models._errors import (
+    error_for_status,
+    missing_sdk,
+    response_headers,
+    retry_after_seconds,
+    unavailable,
+)
 from pyadk.models._loop_client import LoopBoundClient
 from pyadk.models._streaming import ResponseBuilder
 from pyadk.models._text_tool_calls import recover_text_tool_calls
@@ -154,4 +160,9 @@ def _mapped(exc: openai.APIStatusError, model: str) -> Exception:
     error = body.get("error", body)
     error_type = error.get("type") if isinstance(error, dict) else None
     message = f"OpenAI-compatible model {model!r} failed with HTTP {exc.status_code}: {exc.message}"
-    return error_for_status(exc.status_code, message, error_type=error_type)
+    return error_for_status(
+        exc.status_code,
+        message,
+        error_type=error_type,
+        retry_after=retry_after_seconds(response_headers(exc)),
+    )

@@ -64,6 +64,9 @@ class Wire:
     reasoning_signature: ClassVar[str | None] = None
     """The opaque signature :meth:`reasoning` carries, on APIs that sign reasoning."""
     overloaded_status: ClassVar[int] = 503
+    rate_limit_retry_after: ClassVar[float | None] = None
+    """The seconds the rate-limit answer (``error("rate_limit")``) asks a client to wait
+    (its ``Retry-After`` headers); None when it does not say."""
 
     # canned answers
     def text(self, text: str) -> FixtureResponse:
@@ -82,7 +85,8 @@ class Wire:
         raise NotImplementedError
 
     def error(self, kind: str) -> FixtureResponse:
-        """``kind``: rate_limit, overloaded or bad_request."""
+        """``kind``: rate_limit, overloaded or bad_request. The rate-limit answer carries
+        the provider's ``Retry-After`` headers (see :attr:`rate_limit_retry_after`)."""
         raise NotImplementedError
 
     # reading a sent request

@@ -29,6 +29,9 @@ _ERRORS = {
     "bad_request": (400, "invalid_request_error", "messages: field required"),
 }
 
+# Anthropic sends retry-after-ms next to the whole seconds of Retry-After; the ms win.
+_RATE_LIMIT_HEADERS = {"retry-after-ms": "20", "retry-after": "1"}
+
 
 def _message(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
     return {
@@ -106,6 +109,7 @@ class AnthropicWire(Wire):
     returns_reasoning: ClassVar[bool] = True
     reasoning_signature: ClassVar[str | None] = SIGNATURE
     overloaded_status: ClassVar[int] = 529
+    rate_limit_retry_after: ClassVar[float | None] = 0.02
 
     def text(self, text: str) -> FixtureResponse:
         return json_response(_message([{"type": "text", "text": text}], "end_turn"))
@@ -135,8 +139,9 @@ class AnthropicWire(Wire):
 
     def error(self, kind: str) -> FixtureResponse:
         status, error_type, message = _ERRORS[kind]
+        headers = _RATE_LIMIT_HEADERS if kind == "rate_limit" else None
         return json_response(
-            {"type": "error", "error": {"type": error_type, "message": message}}, status
+            {"type": "error", "error": {"type": error_type, "message": message}}, status, headers
         )
 
     def system_text(self, body: dict[str, Any]) -> str:

@@ -31,6 +31,7 @@ _ERRORS = {
     "overloaded": (503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
     "bad_request": (400, "INVALID_ARGUMENT", "Request contains an invalid argument."),
 }
+_RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 
 
 def _response(
@@ -58,6 +59,7 @@ class GeminiWire(Wire):
     pairs_tool_results: ClassVar[bool] = False
     returns_reasoning: ClassVar[bool] = True
     reasoning_signature: ClassVar[str | None] = SIGNATURE
+    rate_limit_retry_after: ClassVar[float | None] = 1.0
 
     def text(self, text: str) -> FixtureResponse:
         return json_response(_response([{"text": text}]))
@@ -93,9 +95,14 @@ class GeminiWire(Wire):
 
     def error(self, kind: str) -> FixtureResponse:
         status, code, message = _ERRORS[kind]
-        return json_response(
-            {"error": {"code": status, "message": message, "status": code}}, status
-        )
+        error: dict[str, Any] = {"code": status, "message": message, "status": code}
+        headers = None
+        if kind == "rate_limit":
+            # Gemini says when to retry in a google.rpc.RetryInfo detail of the body; the
+            # Retry-After header says the same, for adapters that read only headers.
+            error["details"] = [{"@type": _RETRY_INFO, "retryDelay": "1s"}]
+            headers = {"Retry-After": "1"}
+        return json_response({"error": error}, status, headers)
 
     def system_text(self, body: dict[str, Any]) -> str:
         instruction = body.get("systemInstruction") or {}

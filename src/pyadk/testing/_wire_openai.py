@@ -43,6 +43,9 @@ _ERRORS = {
     ),
 }
 
+# OpenAI sends retry-after-ms next to the whole seconds of Retry-After; the ms win.
+_RATE_LIMIT_HEADERS = {"retry-after-ms": "20", "retry-after": "1"}
+
 
 def _completion(message: dict[str, Any], finish: str) -> dict[str, Any]:
     return {
@@ -86,6 +89,7 @@ class OpenAIWire(Wire):
 
     name: ClassVar[str] = "openai"
     returns_reasoning: ClassVar[bool] = True
+    rate_limit_retry_after: ClassVar[float | None] = 0.02
 
     def __init__(self, reasoning_field: str = "reasoning_content") -> None:
         self.reasoning_field = reasoning_field
@@ -144,7 +148,8 @@ class OpenAIWire(Wire):
 
     def error(self, kind: str) -> FixtureResponse:
         status, error = _ERRORS[kind]
-        return json_response({"error": error}, status)
+        headers = _RATE_LIMIT_HEADERS if kind == "rate_limit" else None
+        return json_response({"error": error}, status, headers)
 
     def system_text(self, body: dict[str, Any]) -> str:
         return "\n".join(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -49,13 +50,15 @@ class FixtureResponse:
 
 @dataclass
 class RecordedRequest:
-    """A request the server received."""
+    """A request the server received; ``received_at`` is when (``time.monotonic()``),
+    so tests can check the pause a client made between two requests."""
 
     method: str
     path: str
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    received_at: float = field(default_factory=time.monotonic)
 
     def json(self) -> Any:
         """The body parsed as JSON."""

@@ -16,8 +16,9 @@ adapter returned and what it sent (the recorded request bodies). Subclass
 
 Checks: text, streaming (partial deltas then one aggregate), single and parallel tool
 calls with their results in the next request, streamed tool calls assembled, tool_config
-modes, structured output, usage, typed errors, unpaired tool calls, reasoning kept and
-sent back, and a full agent turn through the Runner.
+modes, structured output, usage, typed errors (with the wait a rate limit's
+``Retry-After`` asks for), unpaired tool calls, reasoning kept and sent back, and a full
+agent turn through the Runner.
 
 The tests carry pytest-asyncio's ``asyncio`` mark (and the async fixture is a
 ``pytest_asyncio.fixture``), so the suite runs in pytest-asyncio's strict mode, its
@@ -40,7 +41,7 @@ except ImportError:  # the wires work without it; the suite's tests need pytest-
 
 from pyadk import types
 from pyadk.agents import LlmAgent, RunConfig, StreamingMode
-from pyadk.errors import BadRequestError, ModelOverloadedError, RateLimitError
+from pyadk.errors import BadRequestError, ModelError, ModelOverloadedError, RateLimitError
 from pyadk.models import BaseLlm, LlmRequest, LlmResponse
 from pyadk.models._history import PLACEHOLDER_RESPONSE
 from pyadk.testing._model_wires import OUTPUT_TOKENS, PROMPT_TOKENS, Call, SentResult, Wire
@@ -375,6 +376,23 @@ class ModelConformance:
         assert raised.value.status_code == status[kind]  # type: ignore[attr-defined]
         assert raised.value.retryable is retryable  # type: ignore[attr-defined]
         assert len(server.requests) == 1, "the adapter must not retry on its own here"
+
+    @pytest.mark.asyncio
+    @pytest.mark.parametrize("stream", [False, True], ids=["call", "stream"])
+    @pytest.mark.parametrize("kind", ["rate_limit", "overloaded", "bad_request"])
+    async def test_errors_carry_the_wait_the_provider_asked_for(
+        self, server: FixtureServer, model: BaseLlm, kind: str, stream: bool
+    ) -> None:
+        server.enqueue(self.wire.error(kind))
+        with pytest.raises(ModelError) as raised:
+            await generate(model, _request("hi"), stream=stream)
+        expected = self.wire.rate_limit_retry_after if kind == "rate_limit" else None
+        if expected is None:
+            assert raised.value.retry_after is None
+        else:
+            assert raised.value.retry_after == pytest.approx(expected), (
+                "the error's retry_after must be what the Retry-After headers ask for"
+            )
 
     @pytest.mark.asyncio
     async def test_unreachable_server_is_a_retryable_error(self) -> None:
