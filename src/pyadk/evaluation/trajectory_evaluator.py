@@ -31,17 +31,12 @@ class TrajectoryEvaluator(Evaluator):
         self.match_type = criterion.match_type if criterion else MatchType.EXACT
         self.ignore_args = criterion.ignore_args if criterion else False
 
-    def _same(self, actual: types.FunctionCall, expected: types.FunctionCall) -> bool:
-        if actual.name != expected.name:
-            return False
-        return self.ignore_args or (actual.args or {}) == (expected.args or {})
-
     def score_invocation(
         self, actual: Invocation, expected: Invocation
     ) -> tuple[float, dict[str, Any]]:
         got = get_all_tool_calls(actual.intermediate_data)
         wanted = get_all_tool_calls(expected.intermediate_data)
-        problem = self._mismatch(got, wanted)
+        problem = trajectory_mismatch(got, wanted, self.match_type, ignore_args=self.ignore_args)
         if problem is None:
             return 1.0, {}
         return 0.0, {
@@ -51,29 +46,42 @@ class TrajectoryEvaluator(Evaluator):
             "actual": [describe_call(c) for c in got],
         }
 
-    def _mismatch(
-        self, got: list[types.FunctionCall], wanted: list[types.FunctionCall]
-    ) -> str | None:
-        """None when the calls match; else what is wrong, in one sentence."""
-        if self.match_type is MatchType.EXACT:
-            for index, (a, e) in enumerate(zip(got, wanted, strict=False)):
-                if not self._same(a, e):
-                    return f"call {index + 1}: expected {describe_call(e)}, got {describe_call(a)}"
-            if len(got) != len(wanted):
-                return f"expected {len(wanted)} tool calls, got {len(got)}"
-            return None
-        if self.match_type is MatchType.IN_ORDER:
-            position = 0
-            for call in got:
-                if position < len(wanted) and self._same(call, wanted[position]):
-                    position += 1
-            if position == len(wanted):
-                return None
-            return f"{describe_call(wanted[position])} not called in order"
-        remaining = list(got)
-        for expected_call in wanted:
-            match = next((c for c in remaining if self._same(c, expected_call)), None)
-            if match is None:
-                return f"{describe_call(expected_call)} not called"
-            remaining.remove(match)
+
+def trajectory_mismatch(
+    got: list[types.FunctionCall],
+    wanted: list[types.FunctionCall],
+    match_type: MatchType = MatchType.EXACT,
+    *,
+    ignore_args: bool = False,
+) -> str | None:
+    """None when the calls ``got`` match ``wanted`` as ``match_type`` says (names and
+    arguments, or names only with ``ignore_args``; never ids); else what is wrong, in
+    one sentence."""
+
+    def same(actual: types.FunctionCall, expected: types.FunctionCall) -> bool:
+        if actual.name != expected.name:
+            return False
+        return ignore_args or (actual.args or {}) == (expected.args or {})
+
+    if match_type is MatchType.EXACT:
+        for index, (a, e) in enumerate(zip(got, wanted, strict=False)):
+            if not same(a, e):
+                return f"call {index + 1}: expected {describe_call(e)}, got {describe_call(a)}"
+        if len(got) != len(wanted):
+            return f"expected {len(wanted)} tool calls, got {len(got)}"
         return None
+    if match_type is MatchType.IN_ORDER:
+        position = 0
+        for call in got:
+            if position < len(wanted) and same(call, wanted[position]):
+                position += 1
+        if position == len(wanted):
+            return None
+        return f"{describe_call(wanted[position])} not called in order"
+    remaining = list(got)
+    for expected_call in wanted:
+        match = next((c for c in remaining if same(c, expected_call)), None)
+        if match is None:
+            return f"{describe_call(expected_call)} not called"
+        remaining.remove(match)
+    return None

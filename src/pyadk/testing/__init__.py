@@ -11,6 +11,7 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+from pyadk.testing.assertions import assert_tool_calls, tool_calls
 from pyadk.testing.cassette import (
     CassetteLlm,
     CassetteMissError,
@@ -83,10 +84,12 @@ __all__ = [
     "Stream",
     "TestRunner",
     "Wire",
+    "assert_tool_calls",
     "cassette_llm",
     "cassette_path",
     "function_call",
     "json_response",
     "simplify_events",
     "sse_response",
+    "tool_calls",
 ]
