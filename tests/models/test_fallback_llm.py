@@ -3,6 +3,7 @@ partial answer; a failing model rests during its cooldown."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -148,3 +149,14 @@ async def test_an_agent_falls_back_between_two_real_http_servers() -> None:
         assert events[-1].text == "Hello from the backup."
         assert len(down.requests) == 1 and len(up.requests) == 1
         assert up.requests[0].json()["model"] == "backup"
+
+
+async def test_a_longer_retry_after_extends_the_rest() -> None:
+    primary = Scripted(model="primary", errors=[RateLimitError("429")])
+    primary.errors[0].retry_after = 3600.0  # type: ignore[attr-defined]
+    backup = Scripted(model="backup")
+    chain = FallbackLlm(models=[primary, backup], cooldown=0.01)
+    await answers(chain)
+    await asyncio.sleep(0.05)  # past the cooldown, not past the provider's Retry-After
+    [answer] = await answers(chain)
+    assert answer.content.parts[0].text == "backup answered" and primary.seen == ["primary"]

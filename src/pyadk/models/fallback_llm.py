@@ -43,7 +43,8 @@ class FallbackLlm(BaseLlm):
     ``fall_back_on`` decides instead), hands the same request to the next. Once a
     model has streamed part of an answer, its error propagates: a half answer is never
     followed by another model's. With ``cooldown`` (seconds), a model that failed is
-    skipped for that long, so a rate-limited primary is not asked on every call. Each
+    asked last for that long (or for as long as its ``Retry-After`` asked, when longer),
+    so a rate-limited primary is not asked on every call. Each
     response's ``model_version`` names the model that answered (when its adapter does
     not). When all fail: :class:`AllModelsFailedError` with every error.
     """
@@ -98,8 +99,9 @@ class FallbackLlm(BaseLlm):
                 if produced or not self._falls_back(error):
                     raise
                 errors.append((llm.model, error))
-                if self.cooldown is not None:
-                    self._resting_until[index] = time.monotonic() + self.cooldown
+                if self.cooldown is not None:  # at least as long as the provider asked
+                    rest = max(self.cooldown, getattr(error, "retry_after", None) or 0.0)
+                    self._resting_until[index] = time.monotonic() + rest
                 logger.warning("Model %r failed (%s); falling back", llm.model, error)
             finally:
                 close = getattr(responses, "aclose", None)
