@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk.models.base_llm import BaseLlm
 from pyadk.models.defaults import get_default_model, set_default_model
-from pyadk.models.fallback_llm import AllModelsFailedError, FallbackLlm
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.models.registry import LLMRegistry
 
 if TYPE_CHECKING:
     from pyadk.models.anthropic_llm import Claude
+    from pyadk.models.fallback_llm import AllModelsFailedError, FallbackLlm
     from pyadk.models.gemini import Gemini
     from pyadk.models.lite_llm import LiteLlm
     from pyadk.models.openai_chat import OpenAIChat
@@ -50,9 +50,16 @@ for _pattern in _LOCAL_PATTERNS:
     LLMRegistry.register_lazy(_pattern, _LOCAL_LLM)
 
 
+_LAZY = {
+    **_ADAPTERS,
+    "FallbackLlm": "pyadk.models.fallback_llm",
+    "AllModelsFailedError": "pyadk.models.fallback_llm",
+}
+
+
 def __getattr__(name: str) -> Any:
-    if name in _ADAPTERS:
-        return getattr(importlib.import_module(_ADAPTERS[name]), name)
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
