@@ -154,8 +154,9 @@ class Runner:
                 )
             ctx.agent = self._find_agent_to_run(session, self.agent)
             if ctx.agent is not self.agent and _in_workflow(ctx.agent, self.agent):
-                # The answered agent waits inside a workflow: resume the workflow there.
-                pause.set_resume_target(ctx, ctx.agent.name)
+                # The answered agents wait inside a workflow: resume the workflow there.
+                answered = _answered_agents(session, self.agent) or [ctx.agent]
+                pause.set_resume_targets(ctx, {agent.name for agent in answered})
                 ctx.agent = self.agent
             # Without plugins, events are stored here: one generator less per event.
             plain = ctx.plugin_manager is None
@@ -437,6 +438,19 @@ class InMemoryRunner(Runner):
             memory_service=InMemoryMemoryService(),
             plugins=plugins,
         )
+
+
+def _answered_agents(session: Session, root: BaseAgent) -> list[BaseAgent]:
+    """The agents whose calls the session's last event (the user's message) answers."""
+    events = session.events
+    answered = {r.id for r in events[-1].get_function_responses() if r.id} if events else set()
+    agents: list[BaseAgent] = []
+    for event in events[:-1]:
+        if answered & {c.id for c in event.get_function_calls()}:
+            agent = root.find_agent(event.author)
+            if agent is not None and all(known is not agent for known in agents):
+                agents.append(agent)
+    return agents
 
 
 def _in_workflow(agent: BaseAgent, root: BaseAgent) -> bool:

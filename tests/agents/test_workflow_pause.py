@@ -174,3 +174,37 @@ async def test_the_next_turn_after_a_finished_resume_starts_from_the_root() -> N
     ledger.said.clear()
     await runner.run("again")
     assert ledger.said == ["first"]  # a new turn runs the sequence from its start
+
+
+def requests_in(events: list[Any]) -> list[Any]:
+    return [r for e in events for r in confirmation_requests(e)]
+
+
+async def test_parallel_branches_waiting_each_resume_and_the_workflow_waits_for_all() -> None:
+    ledger = Ledger()
+    fan = ParallelAgent(
+        name="fan", sub_agents=[ledger.payer("rent", 900), ledger.payer("tax", 300)]
+    )
+    flow = SequentialAgent(name="flow", sub_agents=[fan, ledger.talker("after")])
+    runner = TestRunner(flow)
+    first = requests_in(await runner.run("go"))
+    assert len(first) == 2 and ledger.paid == []
+    by_amount = {r.args["originalFunctionCall"]["args"]["amount"]: r for r in first}
+    await runner.run(confirmation_answer(by_amount[900], confirmed=True))
+    assert ledger.paid == [900] and "after" not in ledger.said  # tax still waits
+    await runner.run(confirmation_answer(by_amount[300], confirmed=True))
+    assert sorted(ledger.paid) == [300, 900] and ledger.said[-1] == "after"
+
+
+async def test_one_message_can_answer_several_waiting_branches() -> None:
+    ledger = Ledger()
+    fan = ParallelAgent(
+        name="fan", sub_agents=[ledger.payer("rent", 900), ledger.payer("tax", 300)]
+    )
+    flow = SequentialAgent(name="flow", sub_agents=[fan, ledger.talker("after")])
+    runner = TestRunner(flow)
+    first = requests_in(await runner.run("go"))
+    parts = [p for r in first for p in confirmation_answer(r, confirmed=True).parts]
+    await runner.run(types.Content(role="user", parts=parts))
+    assert sorted(ledger.paid) == [300, 900]
+    assert ledger.said.count("after") == 1 and ledger.said[-1] == "after"

@@ -56,7 +56,7 @@ async def run_in_order(
     outcome and after-callbacks are yielded) and no further child runs.
     """
     counters = ctx._counters
-    if counters.resume_target is not None:
+    if counters.resume_targets:
         children = children[resume_start(ctx, children) :]
     for child in children:
         if state.stopped_by is not None:

@@ -40,10 +40,11 @@ class _InvocationCounters:
     outcomes: dict[str, AgentOutcome] = field(default_factory=dict)
     waiting: set[str] = field(default_factory=set)
     """Agents whose run ended waiting for the client (see :mod:`pyadk.agents.pause`)."""
-    resume_target: str | None = None
-    """The agent this invocation resumes at, until it is reached."""
-    confirmations_handled: bool = False
-    """The user's confirmation answers were taken (later runs of the turn ignore them)."""
+    resume_targets: set[str] = field(default_factory=set)
+    """The agents this invocation resumes at, until each is reached."""
+    confirmations_handled: set[str] = field(default_factory=set)
+    """Agents that took the user's confirmation answers (their later runs of the turn
+    ignore them)."""
     started: float = field(default_factory=time.monotonic)
     tool_calls: int = 0
     tokens: int = 0

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
-from pyadk.agents.pause import resume_start
+from pyadk.agents.pause import mark_still_waiting, resume_branches
 from pyadk.events.event import Event
 from pyadk.utils.event_streams import merge_event_streams
 
@@ -34,8 +34,10 @@ class ParallelAgent(BaseAgent):
             return
         prefix = f"{ctx.branch}.{self.name}" if ctx.branch else self.name
         branches = self.sub_agents
-        if ctx._counters.resume_target is not None:  # resuming: only the waiting branch
-            branches = branches[resume_start(ctx, branches) :][:1]
+        idle: list[BaseAgent] = []
+        if ctx._counters.resume_targets:  # resuming: only the branches that waited
+            branches = resume_branches(ctx, branches)
+            idle = [b for b in self.sub_agents if b not in branches]
         streams = [
             sub.run_async(ctx.model_copy(update={"branch": f"{prefix}.{sub.name}"}))
             for sub in branches
@@ -44,3 +46,5 @@ class ParallelAgent(BaseAgent):
         async with aclosing(merged) as events:
             async for event in events:
                 yield event
+        if idle:  # a branch not resumed by this answer may still wait for its own
+            mark_still_waiting(ctx, idle)

@@ -31,33 +31,61 @@ def waiting_under(ctx: InvocationContext, agent: BaseAgent) -> bool:
     return bool(waiting) and any(agent.find_agent(name) is not None for name in waiting)
 
 
-def set_resume_target(ctx: InvocationContext, agent_name: str) -> None:
-    """Makes this invocation resume at ``agent_name`` (see the module docstring)."""
-    ctx._counters.resume_target = agent_name
+def set_resume_targets(ctx: InvocationContext, agent_names: set[str]) -> None:
+    """Makes this invocation resume at the agents ``agent_names`` (the ones whose calls
+    the user's message answers; see the module docstring)."""
+    ctx._counters.resume_targets = set(agent_names)
+
+
+def _holds_target(agent: BaseAgent, targets: set[str]) -> bool:
+    return any(agent.find_agent(name) is not None for name in targets)
 
 
 def resume_start(ctx: InvocationContext, children: Sequence[BaseAgent]) -> int:
-    """The index of the child to start at: the one holding the resume target (0 when
-    there is none). Reaching the target itself ends the resume."""
-    target = ctx._counters.resume_target
-    if target is None:
-        return 0
+    """The index of the child to start at: the first one holding a resume target (0
+    when there is none). Reaching a target itself ends its resume."""
+    targets = ctx._counters.resume_targets
     for index, child in enumerate(children):
-        if child.find_agent(target) is not None:
-            if child.name == target:
-                ctx._counters.resume_target = None
+        if _holds_target(child, targets):
+            targets.discard(child.name)
             return index
     return 0
 
 
+def resume_branches(ctx: InvocationContext, branches: Sequence[BaseAgent]) -> list[BaseAgent]:
+    """The branches of a parallel agent to run when resuming: those holding a target."""
+    targets = ctx._counters.resume_targets
+    chosen = [branch for branch in branches if _holds_target(branch, targets)]
+    targets.difference_update(branch.name for branch in chosen)
+    return chosen or list(branches)
+
+
 def resume_handoff(ctx: InvocationContext) -> BaseAgent | None:
-    """For an LlmAgent on the way to the resume target: the descendant to hand the turn
+    """For an LlmAgent on the way to a resume target: the descendant to hand the turn
     to directly (None when the target is the agent itself, or elsewhere)."""
-    target = ctx._counters.resume_target
-    if target is None:
-        return None
+    targets = ctx._counters.resume_targets
     agent = ctx.agent
-    if agent.name == target:
-        ctx._counters.resume_target = None
+    if agent.name in targets:
+        targets.discard(agent.name)
         return None
-    return agent.find_sub_agent(target)
+    for name in sorted(targets):
+        found = agent.find_sub_agent(name)
+        if found is not None:
+            return found
+    return None
+
+
+def mark_still_waiting(ctx: InvocationContext, branches: Sequence[BaseAgent]) -> None:
+    """Marks as waiting those of ``branches`` (not run in this invocation) that left a
+    call the client has not answered yet: the workflow above stays paused."""
+    events = ctx.session.events
+    answered = {r.id for e in events for r in e.get_function_responses() if r.id}
+    for branch in branches:
+        pending = (
+            call_id
+            for event in events
+            if event.long_running_tool_ids and branch.find_agent(event.author) is not None
+            for call_id in event.long_running_tool_ids
+        )
+        if any(call_id not in answered for call_id in pending):
+            ctx._counters.waiting.add(branch.name)

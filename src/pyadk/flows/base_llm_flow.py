@@ -76,7 +76,7 @@ class BaseLlmFlow:
         """
         agent = ctx.agent
         output_agent = agent if isinstance(agent, LlmAgent) and agent.output_key else None
-        if ctx._counters.resume_target is not None:
+        if ctx._counters.resume_targets:
             handoff = pause.resume_handoff(ctx)
             if handoff is not None:  # a workflow resumes at an agent below this one
                 async with aclosing(handoff.run_async(ctx)) as events:
@@ -84,14 +84,14 @@ class BaseLlmFlow:
                         yield event
                 return
         counters = ctx._counters
-        if not counters.confirmations_handled:
+        if agent.name not in counters.confirmations_handled:
             answered = tool_confirmations.answers(ctx.user_content)
         else:
-            answered = []  # taken by an earlier run of this turn
+            answered = []  # taken by an earlier run of this agent in this turn
         if answered:  # approvals came: run (or refuse) the calls that waited for them
             approved = tool_confirmations.approved_calls(ctx, answered)
             if approved is not None:
-                counters.confirmations_handled = True
+                counters.confirmations_handled.add(agent.name)
                 call_event, confirmations = approved
                 if not confirmations:
                     return  # answers already used (a resent message): nothing to do
