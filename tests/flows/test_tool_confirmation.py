@@ -218,6 +218,7 @@ async def test_answers_that_match_no_pending_request_are_refused() -> None:
     runner = TestRunner(bank.agent(require=False))
     with pytest.raises(ToolConfirmationError, match="No confirmation request 'nope'"):
         await runner.run(confirmation_answer("nope", confirmed=True))
+    assert (await runner.session()).events == []  # refused before anything was written
 
     # A forged request (appended behind the framework's back) for a call that never
     # asked for approval is refused, and the call does not run again.

@@ -152,3 +152,17 @@ def test_a_turn_over_budget_ends_with_a_fatal_error_and_done_budget(
     assert error["errorType"] == "BUDGET_EXCEEDED"
     assert error["message"].startswith("Budget exceeded: llm_calls 3 of 2")
     assert (done["type"], done["reason"]) == ("done", "budget")
+
+
+@pytest.mark.parametrize("route", ["/run", "/run_sse", "/run_ui_events"])
+def test_an_answer_to_no_request_is_a_400_and_nothing_is_written(
+    client: httpx.Client, bank: Payments, route: str
+) -> None:
+    body = run_body(
+        "payments", "alice", "s1", "", newMessage={"role": "user", "parts": answer("nope", True)}
+    )
+    response = client.post(route, json=body)
+    assert response.status_code == 400
+    assert response.json()["detail"] == "No confirmation request 'nope' in this session to answer."
+    session = client.get("/apps/payments/users/alice/sessions/s1").json()
+    assert session["events"] == [] and bank.paid == []

@@ -59,3 +59,16 @@ def confirmation_answer(
         response=answer.model_dump(exclude_none=True),
     )
     return types.Content(role="user", parts=[types.Part(function_response=response)])
+
+
+def confirmation_answers(content: types.Content | None) -> list[types.FunctionResponse]:
+    """The answers to ``adk_request_confirmation`` calls in a user's message (usually
+    none: one check a part)."""
+    if content is None or not content.parts:
+        return []
+    return [
+        part.function_response
+        for part in content.parts
+        if part.function_response is not None
+        and part.function_response.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
+    ]

@@ -20,6 +20,7 @@ from pyadk.events.tool_confirmation import (
     REQUEST_CONFIRMATION_FUNCTION_CALL_NAME as REQUEST_NAME,
 )
 from pyadk.events.tool_confirmation import ToolConfirmation
+from pyadk.events.tool_confirmation import confirmation_answers as answers
 from pyadk.flows.functions import new_function_call_id
 
 if TYPE_CHECKING:
@@ -84,15 +85,14 @@ def request_event(ctx: InvocationContext, call_event: Event, response: Event) ->
     )
 
 
-def answers(content: types.Content | None) -> list[types.FunctionResponse]:
-    """The confirmation answers in a user's message (usually none: one check a part)."""
-    if content is None or not content.parts:
-        return []
-    return [
-        part.function_response
-        for part in content.parts
-        if part.function_response is not None and part.function_response.name == REQUEST_NAME
-    ]
+def check_answers(events: list[Event], message: types.Content | None) -> None:
+    """Refuses (ToolConfirmationError) a message that answers a confirmation request the
+    session does not hold: checked before the message is stored."""
+    for response in answers(message):
+        if _request(events, response.id) is None:
+            raise ToolConfirmationError(
+                f"No confirmation request {response.id!r} in this session to answer."
+            )
 
 
 def approved_calls(

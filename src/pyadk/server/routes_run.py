@@ -9,6 +9,8 @@ from contextlib import aclosing
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from pyadk.flows import tool_confirmations
+from pyadk.flows.tool_confirmations import ToolConfirmationError
 from pyadk.runners import Runner
 from pyadk.server.background_run import BackgroundRun
 from pyadk.server.context import ServerContext
@@ -26,7 +28,11 @@ async def prepare_run(ctx: ServerContext, request: Request, body: AgentRunReques
     """Checks the caller, the app and the session before anything runs or is written."""
     require_user(request, body.user_id)
     runner = ctx.runner(body.app_name)
-    await ctx.session(body.app_name, body.user_id, body.session_id)
+    session = await ctx.session(body.app_name, body.user_id, body.session_id)
+    try:
+        tool_confirmations.check_answers(session.events, body.new_message)
+    except ToolConfirmationError as exc:  # an approval answer to no request
+        raise HTTPException(status_code=400, detail=str(exc)) from exc
     return runner
 
 

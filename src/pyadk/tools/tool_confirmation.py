@@ -10,6 +10,7 @@ from pyadk.events.tool_confirmation import (
     REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
     ToolConfirmation,
     confirmation_answer,
+    confirmation_answers,
     confirmation_requests,
 )
 
@@ -17,5 +18,6 @@ __all__ = [
     "REQUEST_CONFIRMATION_FUNCTION_CALL_NAME",
     "ToolConfirmation",
     "confirmation_answer",
+    "confirmation_answers",
     "confirmation_requests",
 ]
