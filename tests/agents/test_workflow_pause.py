@@ -180,13 +180,17 @@ def requests_in(events: list[Any]) -> list[Any]:
     return [r for e in events for r in confirmation_requests(e)]
 
 
-async def test_parallel_branches_waiting_each_resume_and_the_workflow_waits_for_all() -> None:
-    ledger = Ledger()
+def two_payments_then_after(ledger: Ledger) -> SequentialAgent:
+    """Two payments needing approval in parallel, then a step that must wait for both."""
     fan = ParallelAgent(
         name="fan", sub_agents=[ledger.payer("rent", 900), ledger.payer("tax", 300)]
     )
-    flow = SequentialAgent(name="flow", sub_agents=[fan, ledger.talker("after")])
-    runner = TestRunner(flow)
+    return SequentialAgent(name="flow", sub_agents=[fan, ledger.talker("after")])
+
+
+async def test_parallel_branches_waiting_each_resume_and_the_workflow_waits_for_all() -> None:
+    ledger = Ledger()
+    runner = TestRunner(two_payments_then_after(ledger))
     first = requests_in(await runner.run("go"))
     assert len(first) == 2 and ledger.paid == []
     by_amount = {r.args["originalFunctionCall"]["args"]["amount"]: r for r in first}
@@ -198,11 +202,7 @@ async def test_parallel_branches_waiting_each_resume_and_the_workflow_waits_for_
 
 async def test_one_message_can_answer_several_waiting_branches() -> None:
     ledger = Ledger()
-    fan = ParallelAgent(
-        name="fan", sub_agents=[ledger.payer("rent", 900), ledger.payer("tax", 300)]
-    )
-    flow = SequentialAgent(name="flow", sub_agents=[fan, ledger.talker("after")])
-    runner = TestRunner(flow)
+    runner = TestRunner(two_payments_then_after(ledger))
     first = requests_in(await runner.run("go"))
     parts = [p for r in first for p in confirmation_answer(r, confirmed=True).parts]
     await runner.run(types.Content(role="user", parts=parts))
