@@ -312,16 +312,10 @@ class Runner:
     def _find_agent_to_run(self, session: Session, root_agent: BaseAgent) -> BaseAgent:
         """The agent that should answer: the one whose tool call is being answered, else
         the last agent that spoke if control may stay with it, else the root."""
+        answering = _answered_agents(session, root_agent)
+        if answering:
+            return answering[0]
         events = session.events
-        if events:
-            answered = {r.id for r in events[-1].get_function_responses() if r.id}
-            if answered:
-                for event in reversed(events[:-1]):
-                    if any(c.id in answered for c in event.get_function_calls()):
-                        agent = root_agent.find_agent(event.author)
-                        if agent is not None:
-                            return agent
-                        break
         for event in reversed(events):
             if event.author == "user" or event.is_outcome_event():
                 continue
@@ -451,12 +445,15 @@ class InMemoryRunner(Runner):
 
 
 def _answered_agents(session: Session, root: BaseAgent) -> list[BaseAgent]:
-    """The agents whose calls the session's last event (the user's message) answers."""
+    """The agents whose calls the session's last event (the user's message) answers,
+    latest call first (none for an ordinary message: one check)."""
     events = session.events
-    answered = {r.id for r in events[-1].get_function_responses() if r.id} if events else set()
+    answered = {r.id for r in events[-1].get_function_responses() if r.id} if events else None
+    if not answered:
+        return []
     agents: list[BaseAgent] = []
-    for event in events[:-1]:
-        if answered & {c.id for c in event.get_function_calls()}:
+    for event in reversed(events[:-1]):
+        if any(c.id in answered for c in event.get_function_calls()):
             agent = root.find_agent(event.author)
             if agent is not None and all(known is not agent for known in agents):
                 agents.append(agent)

@@ -28,7 +28,7 @@ def mark_waiting(ctx: InvocationContext) -> None:
 def waiting_under(ctx: InvocationContext, agent: BaseAgent) -> bool:
     """True when ``agent`` or one of its descendants waits for the client."""
     waiting = ctx._counters.waiting
-    return bool(waiting) and any(agent.find_agent(name) is not None for name in waiting)
+    return bool(waiting) and _holds_target(agent, waiting)
 
 
 def set_resume_targets(ctx: InvocationContext, agent_names: set[str]) -> None:
@@ -37,8 +37,9 @@ def set_resume_targets(ctx: InvocationContext, agent_names: set[str]) -> None:
     ctx._counters.resume_targets = set(agent_names)
 
 
-def _holds_target(agent: BaseAgent, targets: set[str]) -> bool:
-    return any(agent.find_agent(name) is not None for name in targets)
+def _holds_target(agent: BaseAgent, names: set[str]) -> bool:
+    """True when ``agent`` or a descendant has one of ``names``."""
+    return any(agent.find_agent(name) is not None for name in names)
 
 
 def resume_start(ctx: InvocationContext, children: Sequence[BaseAgent]) -> int:

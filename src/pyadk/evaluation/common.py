@@ -6,19 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
+from pyadk.types import _Base
 
 
-class EvalBaseModel(BaseModel):
-    """Accepts both ``evalId`` and ``eval_id``; unknown fields are an error."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        arbitrary_types_allowed=True,
-    )
+class EvalBaseModel(_Base):
+    """Accepts both ``evalId`` and ``eval_id``; unknown fields are an error (the content
+    types' camelCase model configuration)."""
 
 
 def read_json_file(path: Path, what: str, error: type[ValueError]) -> Any:
