@@ -231,13 +231,25 @@ class LlmAgent(BaseAgent):
             and self.disallow_transfer_to_peers
             and not self.sub_agents
         )
+        key = (no_transfer, self.planner is not None, self.code_executor is not None)
         cache = self._cache
-        if cache.flow is None or cache.flow_no_transfer != no_transfer:
+        if cache.flow is None or cache.flow_key != key:
             from pyadk.flows.auto_flow import AutoFlow
             from pyadk.flows.single_flow import SingleFlow
 
-            cache.flow = SingleFlow() if no_transfer else AutoFlow()
-            cache.flow_no_transfer = no_transfer
+            flow = SingleFlow() if no_transfer else AutoFlow()
+            # Planning and code execution add their processors only to the agents that
+            # use them: every other agent's steps pay nothing for them.
+            if self.planner is not None:
+                from pyadk.flows.processors import nl_planning
+
+                nl_planning.install(flow)
+            if self.code_executor is not None:
+                from pyadk.flows.processors import code_execution
+
+                code_execution.install(flow)
+            cache.flow = flow
+            cache.flow_key = key
         return cache.flow
 
     def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
@@ -296,7 +308,7 @@ class _Derived:
     tools: list[BaseTool] | None = None
     tools_source: tuple[Any, ...] = ()
     flow: BaseLlmFlow | None = None
-    flow_no_transfer: bool | None = None
+    flow_key: tuple[bool, bool, bool] | None = None
 
 
 def _same_items(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
