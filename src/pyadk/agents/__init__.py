@@ -9,6 +9,7 @@ from pyadk.agents.loop_agent import LoopAgent
 from pyadk.agents.parallel_agent import ParallelAgent
 from pyadk.agents.readonly_context import ReadonlyContext
 from pyadk.agents.retry_policy import RetryPolicy
+from pyadk.agents.router_agent import RouterAgent
 from pyadk.agents.run_config import RunConfig, StreamingMode
 from pyadk.agents.sequential_agent import SequentialAgent
 
@@ -26,6 +27,7 @@ __all__ = [
     "ParallelAgent",
     "ReadonlyContext",
     "RetryPolicy",
+    "RouterAgent",
     "RunConfig",
     "SequentialAgent",
     "StreamingMode",

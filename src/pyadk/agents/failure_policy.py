@@ -8,6 +8,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from pyadk.agents.conditions import Condition, holds
 from pyadk.agents.pause import resume_start, waiting_under
 from pyadk.errors import InvocationStop
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus
@@ -39,6 +40,8 @@ class RunState:
     escalated: bool = False
     paused: bool = False
     """A child waits for the client: nothing more runs in this invocation."""
+    until_met: bool = False
+    """The ``until`` condition held after a child: no further child ran."""
 
 
 async def run_in_order(
@@ -48,17 +51,28 @@ async def run_in_order(
     state: RunState,
     *,
     stop_on_escalation: bool = False,
+    until: Condition | None = None,
+    skip_after_until: bool = False,
 ) -> AsyncGenerator[Event, None]:
     """Runs ``children`` one after another under ``policy``.
 
     With ``stop_on_escalation`` (loops), an escalating event not yet handled by an
     inner loop is marked handled; the escalating child finishes its run (so its
-    outcome and after-callbacks are yielded) and no further child runs.
+    outcome and after-callbacks are yielded) and no further child runs. ``until`` is
+    checked after each child: once it holds, no further child runs (with
+    ``skip_after_until`` each of them is recorded as skipped).
     """
     counters = ctx._counters
     if counters.resume_targets:
         children = children[resume_start(ctx, children) :]
     for child in children:
+        if state.until_met:
+            if not skip_after_until:
+                return
+            event = child.skip_event(ctx, f"skipped because {ctx.agent.name}'s until held")
+            if event is not None:
+                yield event
+            continue
         if state.stopped_by is not None:
             if policy != "skip_rest":
                 return
@@ -94,6 +108,9 @@ async def run_in_order(
             outcome = ctx.outcome_in_this_invocation(child.name)
             if outcome is not None and outcome.failed:
                 state.stopped_by = outcome
+                continue
+        if until is not None and await holds(until, ctx):
+            state.until_met = True
 
 
 async def run_detached(ctx: InvocationContext, agents: Sequence[BaseAgent]) -> None:

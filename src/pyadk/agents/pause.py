@@ -53,12 +53,17 @@ def resume_start(ctx: InvocationContext, children: Sequence[BaseAgent]) -> int:
     return 0
 
 
+def resume_choice(ctx: InvocationContext, children: Sequence[BaseAgent]) -> list[BaseAgent]:
+    """The children holding a resume target (reaching them ends their resume)."""
+    targets = ctx._counters.resume_targets
+    chosen = [child for child in children if _holds_target(child, targets)]
+    targets.difference_update(child.name for child in chosen)
+    return chosen
+
+
 def resume_branches(ctx: InvocationContext, branches: Sequence[BaseAgent]) -> list[BaseAgent]:
     """The branches of a parallel agent to run when resuming: those holding a target."""
-    targets = ctx._counters.resume_targets
-    chosen = [branch for branch in branches if _holds_target(branch, targets)]
-    targets.difference_update(branch.name for branch in chosen)
-    return chosen or list(branches)
+    return resume_choice(ctx, branches) or list(branches)
 
 
 def resume_handoff(ctx: InvocationContext) -> BaseAgent | None:
