@@ -23,6 +23,7 @@ from pyadk.events.event import Event
 from pyadk.models.base_llm import BaseLlm
 from pyadk.models.defaults import get_default_model
 from pyadk.models.registry import LLMRegistry
+from pyadk.planners.base_planner import BasePlanner
 from pyadk.utils.callbacks import as_callback_list
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class LlmAgent(BaseAgent):
     """Retries tool calls that raise a retryable error."""
     tool_timeout: float | None = Field(default=None, gt=0)
     """Seconds one tool call may take (ToolTimeoutError past it)."""
-    planner: Any | None = None
+    planner: BasePlanner | None = None
     code_executor: Any | None = None
     before_model_callback: ModelCallback | list[ModelCallback] | None = None
     after_model_callback: ModelCallback | list[ModelCallback] | None = None
