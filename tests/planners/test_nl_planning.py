@@ -293,3 +293,25 @@ def test_the_core_import_loads_only_the_base_planner() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "['pyadk.planners', 'pyadk.planners.base_planner']"
+
+
+async def test_a_long_cached_history_is_not_changed_by_the_unmarking() -> None:
+    # Past MIN_CACHED_CONTENTS the history builder reuses its contents between steps:
+    # the planner must replace, never edit, the ones it unmarks.
+    turns = 6
+    model = ScriptedModel(
+        [f"{REASONING_TAG}thinking {i}{FINAL_ANSWER_TAG}answer {i}" for i in range(turns)]
+    )
+    runner = TestRunner(react_agent(model))
+
+    for i in range(turns):
+        await runner.run(f"question {i}")
+
+    last = model.requests[-1].contents
+    assert len(last) == 2 * turns - 1
+    assert not any(p.thought for c in last for p in c.parts or [])
+    assert [p.text for p in last[-2].parts] == ["thinking 4", "answer 4"]
+    events = (await runner.session()).events
+    assert all(e.content.parts[0].thought for e in events if e.author == "root")
+    assert all(p.thought is None for p in last[1].parts)
+    assert model.requests[-2].contents[1].parts[0].thought is None
