@@ -8,7 +8,7 @@ import queue
 import threading
 from collections.abc import AsyncGenerator, Generator, Sequence
 from contextlib import AbstractAsyncContextManager, aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyadk import types
 from pyadk.agents import pause
@@ -40,6 +40,9 @@ from pyadk.telemetry.spans import trace_invocation
 from pyadk.tools.base_toolset import BaseToolset
 from pyadk.utils.fast_models import construct, copy_value
 
+if TYPE_CHECKING:
+    from pyadk.apps.app import App
+
 logger = logging.getLogger(__name__)
 
 _TURN_ATTEMPTS = 3
@@ -51,13 +54,18 @@ class Runner:
 
     Each non-partial event is appended to the session before it is yielded, so what
     a caller has seen is stored. Plugins run before the agents' own callbacks.
+
+    Give either ``app`` (an :class:`~pyadk.apps.App`: its name, root agent, plugins
+    and events compaction; ``app_name`` may override its name) or ``agent`` with
+    ``app_name`` (and ``plugins``).
     """
 
     def __init__(
         self,
         *,
-        app_name: str,
-        agent: BaseAgent,
+        app: App | None = None,
+        app_name: str | None = None,
+        agent: BaseAgent | None = None,
         session_service: BaseSessionService,
         artifact_service: BaseArtifactService | None = None,
         memory_service: BaseMemoryService | None = None,
@@ -65,6 +73,26 @@ class Runner:
         plugins: Sequence[BasePlugin] | None = None,
         auto_create_session: bool = False,
     ) -> None:
+        self.app = app
+        self._compacts = False
+        if app is not None:
+            if agent is not None:
+                raise ValueError(
+                    f"Runner got both app={app.name!r} and agent={agent.name!r}: pass one; "
+                    "the app's root_agent is the agent it runs."
+                )
+            if plugins is not None:
+                raise ValueError(
+                    f"Runner got app={app.name!r} and plugins: give the plugins to the App "
+                    "(App(plugins=[...]))."
+                )
+            agent, plugins = app.root_agent, app.plugins
+            app_name = app_name or app.name
+            self._compacts = app.events_compaction_config is not None
+        elif agent is None:
+            raise ValueError("Runner needs an app or an agent (with app_name); got neither.")
+        elif not app_name:
+            raise ValueError("Runner needs app_name when it is given an agent without an app.")
         if not isinstance(agent, BaseAgent):
             raise TypeError(f"Runner agent must be a BaseAgent, got {type(agent).__name__}.")
         self.app_name = app_name
@@ -185,11 +213,24 @@ class Runner:
             except BudgetExceededError as exceeded:  # the turn ends with one event
                 last = Event(invocation_id=invocation_id, **exceeded_event_fields(exceeded))
                 yield await self._persist(ctx, last)
+            if self._compacts:  # the App's events compaction, once the turn is stored
+                await self._compact(session)
         except BaseException as error:
             if not await lease.__aexit__(type(error), error, error.__traceback__):
                 raise
         else:
             await lease.__aexit__(None, None, None)
+
+    async def _compact(self, session: Session) -> None:
+        """Summarises older events as the app's compaction config says (a failing
+        summariser is logged; the turn's events are already stored)."""
+        from pyadk.apps.compaction import run_compaction
+
+        assert self.app is not None
+        try:
+            await run_compaction(self.app, session, self.session_service)
+        except StaleSessionError:
+            logger.info("Session %s changed during compaction; summary dropped.", session.id)
 
     async def _start_turn(
         self,
@@ -429,12 +470,16 @@ class InMemoryRunner(Runner):
 
     def __init__(
         self,
-        agent: BaseAgent,
+        agent: BaseAgent | None = None,
         *,
-        app_name: str = "InMemoryRunner",
+        app_name: str | None = None,
         plugins: Sequence[BasePlugin] | None = None,
+        app: App | None = None,
     ) -> None:
+        if app is None and app_name is None:
+            app_name = "InMemoryRunner"
         super().__init__(
+            app=app,
             app_name=app_name,
             agent=agent,
             session_service=InMemorySessionService(),

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
+from pyadk.events.event_compaction import EventCompaction
 from pyadk.events.outcome import AgentOutcome
 from pyadk.events.tool_confirmation import ToolConfirmation
 from pyadk.types import _Base
@@ -34,6 +35,8 @@ class EventActions(_Base):
     """Resumable agent state (reserved)."""
     agent_outcome: AgentOutcome | None = None
     """How the author's run ended; set on the last event of every agent run."""
+    compaction: EventCompaction | None = None
+    """Set on a compaction event: the summary of an earlier range of events."""
 
     def merge(self, other: EventActions) -> None:
         """Folds ``other`` into these actions: deltas are unioned in order, flags OR-ed."""
@@ -61,4 +64,8 @@ class EventActions(_Base):
             or self.transfer_to_agent
             or self.escalate
             or self.skip_summarization
+            or self.compaction
         )
+
+
+__all__ = ["EventActions", "EventCompaction"]

@@ -72,7 +72,8 @@ def build_contents(
     """The model-facing history for ``agent_name`` from ``events``.
 
     With ``cache_key`` (a session's identity), the history built on the previous step
-    is extended with the new events only, while no tool result needs moving. Histories
+    is extended with the new events only, while no tool result needs moving and no new
+    compaction event changes what came before. Histories
     shorter than ``MIN_CACHED_CONTENTS`` are rebuilt instead: cheap to build, and most
     sessions stay that short (one-turn sessions, fan-out branches), so caching them would
     only keep their objects alive.
@@ -80,12 +81,23 @@ def build_contents(
     if cache_key is not None and not current_turn_only:
         cached = _history_cache.get(cache_key)
         if cached is not None and cached.continues(events):
-            new = _visible(events[cached.count :], branch)
-            if _responses_follow_calls(new, previous=cached.last_visible):
+            tail = events[cached.count :]
+            new = _visible(tail, branch)
+            if _responses_follow_calls(new, previous=cached.last_visible) and (
+                cached.extends_with(tail)
+            ):
                 _extend(cached, events, new, agent_name)
                 _history_cache.grew(cache_key, cached)
                 return list(cached.contents)
-    visible = _visible(events, branch)
+    compacted_until: float | None = None
+    source = events
+    for event in events:  # summaries replace compacted ranges (rare: a loop, no import)
+        if event.actions.compaction is not None:
+            from pyadk.flows.processors.compacted_history import apply_compaction
+
+            source, compacted_until = apply_compaction(events, agent_name)
+            break
+    visible = _visible(source, branch)
     if current_turn_only:
         visible = visible[_current_turn_start(visible, agent_name) :]
     elif (
@@ -93,7 +105,7 @@ def build_contents(
         and len(visible) >= MIN_CACHED_CONTENTS
         and _responses_follow_calls(visible)
     ):
-        cached = CachedHistory()
+        cached = CachedHistory(compacted_until=compacted_until)
         _extend(cached, events, visible, agent_name)
         _history_cache.put(cache_key, cached)
         return list(cached.contents)

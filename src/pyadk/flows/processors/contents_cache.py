@@ -20,12 +20,25 @@ class CachedHistory:
     last_event_id: str | None = None
     last_visible: Event | None = None
     contents: list[types.Content] = field(default_factory=list)
+    compacted_until: float | None = None
+    """The latest timestamp a summary in ``contents`` covers (None: no summaries)."""
 
     def continues(self, events: Sequence[Event]) -> bool:
         """True when ``events`` starts with the events this history was built from."""
         if self.count > len(events):
             return False
         return self.count == 0 or events[self.count - 1].id == self.last_event_id
+
+    def extends_with(self, new_events: Sequence[Event]) -> bool:
+        """True when appending ``new_events`` leaves the built history as it is: none is
+        a compaction event, or an event a summary in it covers."""
+        until = self.compacted_until
+        for event in new_events:
+            if event.actions.compaction is not None or (
+                until is not None and event.timestamp <= until
+            ):
+                return False
+        return True
 
 
 class HistoryCache:
