@@ -19,6 +19,7 @@ from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.readonly_context import ReadonlyContext
 from pyadk.agents.retry_policy import RetryPolicy
+from pyadk.code_executors.base_code_executor import BaseCodeExecutor
 from pyadk.events.event import Event
 from pyadk.models.base_llm import BaseLlm
 from pyadk.models.defaults import get_default_model
@@ -79,7 +80,7 @@ class LlmAgent(BaseAgent):
     tool_timeout: float | None = Field(default=None, gt=0)
     """Seconds one tool call may take (ToolTimeoutError past it)."""
     planner: BasePlanner | None = None
-    code_executor: Any | None = None
+    code_executor: BaseCodeExecutor | None = None
     before_model_callback: ModelCallback | list[ModelCallback] | None = None
     after_model_callback: ModelCallback | list[ModelCallback] | None = None
     on_model_error_callback: ModelCallback | list[ModelCallback] | None = None
