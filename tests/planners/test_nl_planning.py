@@ -315,3 +315,27 @@ async def test_a_long_cached_history_is_not_changed_by_the_unmarking() -> None:
     assert all(e.content.parts[0].thought for e in events if e.author == "root")
     assert all(p.thought is None for p in last[1].parts)
     assert model.requests[-2].contents[1].parts[0].thought is None
+
+
+def test_with_a_code_executor_too_planning_runs_first_as_in_google_adk() -> None:
+    from pyadk.code_executors import BaseCodeExecutor
+    from pyadk.flows.processors import code_execution
+
+    class Executor(BaseCodeExecutor):
+        def execute_code(self, invocation_context: Any, code_execution_input: Any) -> Any:
+            raise AssertionError("not called")
+
+    agent = LlmAgent(
+        name="root", model=ScriptedModel([]), planner=PlanReActPlanner(), code_executor=Executor()
+    )
+
+    flow = agent._llm_flow
+    kinds = [type(p) for p in flow.request_processors]
+    at = flow.request_processors.index(nl_planning.request_processor)
+    assert kinds[at - 1] is ContentsRequestProcessor
+    assert flow.request_processors[at + 1] is code_execution.request_processor
+    assert kinds[at + 2] is OutputSchemaRequestProcessor
+    assert flow.response_processors == [
+        nl_planning.response_processor,
+        code_execution.response_processor,
+    ]

@@ -1,16 +1,16 @@
 """Planners: guide an LlmAgent's model calls (``LlmAgent(planner=...)``).
 
 ``BasePlanner`` is the interface; ``BuiltInPlanner`` turns on the model's own thinking;
-``PlanReActPlanner`` asks for a tagged plan, reasoning and final answer. The two
-planners are imported on first use.
+``PlanReActPlanner`` asks for a tagged plan, reasoning and final answer. Only the base
+class is imported eagerly; the two planners load on first use.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pyadk.planners.base_planner import BasePlanner
+from pyadk.utils.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from pyadk.planners.built_in_planner import BuiltInPlanner
@@ -18,16 +18,11 @@ if TYPE_CHECKING:
 
 __all__ = ["BasePlanner", "BuiltInPlanner", "PlanReActPlanner"]
 
-_LAZY = {
-    "BuiltInPlanner": "pyadk.planners.built_in_planner",
-    "PlanReActPlanner": "pyadk.planners.plan_re_act_planner",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "BuiltInPlanner": ".built_in_planner",
+        "PlanReActPlanner": ".plan_re_act_planner",
+    },
+    globals(),
+)
