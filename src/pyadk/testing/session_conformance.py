@@ -25,13 +25,42 @@ reason.
 
 from __future__ import annotations
 
+from pyadk import types
+from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions, EventCompaction
+from pyadk.sessions.base_session_service import BaseSessionService
 from pyadk.testing._conformance_concurrency import ConcurrencyConformance
-from pyadk.testing._conformance_core import CoreConformance, delta_event, text_event
+from pyadk.testing._conformance_core import CoreConformance, delta_event, dumped, text_event
 from pyadk.testing._conformance_leases import LeaseConformance
 
 
 class SessionServiceConformance(CoreConformance, ConcurrencyConformance, LeaseConformance):
     """Every conformance test; subclasses implement :meth:`make_service`."""
+
+    async def test_compaction_events_round_trip(
+        self, service: BaseSessionService, app: str
+    ) -> None:
+        session = await service.create_session(app_name=app, user_id="u")
+        first = text_event("hello", author="user")
+        summary = types.Content(role="model", parts=[types.Part(text="the user said hello")])
+        compaction = Event(
+            author="user",
+            invocation_id="compaction-1",
+            actions=EventActions(
+                compaction=EventCompaction(
+                    start_timestamp=first.timestamp,
+                    end_timestamp=first.timestamp,
+                    compacted_content=summary,
+                )
+            ),
+            usage_metadata=types.UsageMetadata(prompt_token_count=12),
+        )
+        for event in (first, compaction):
+            await service.append_event(session, event)
+        got = await self.reload(service, session)
+        assert dumped(got.events) == dumped([first, compaction])
+        loaded = got.events[1].actions.compaction
+        assert loaded is not None and loaded.compacted_content == summary
 
 
 __all__ = ["SessionServiceConformance", "delta_event", "text_event"]
