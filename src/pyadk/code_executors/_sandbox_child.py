@@ -78,9 +78,11 @@ def _apply_limits(limits: dict[str, int | None]) -> None:
     settings += [(names[k], v) for k, v in limits.items() if v is not None]
     for which, value in settings:
         _soft, hard = resource.getrlimit(which)
+        # CPU: SIGXCPU at the soft limit (reported as such), SIGKILL a second later.
+        ceiling = value + 1 if which == resource.RLIMIT_CPU else value
         if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(which, (value, value))
+            value, ceiling = min(value, hard), min(ceiling, hard)
+        resource.setrlimit(which, (value, ceiling))
 
 
 class _Guard:
@@ -94,7 +96,7 @@ class _Guard:
             name = os.fsdecode(path)  # type: ignore[arg-type]
         except TypeError:
             return False
-        if isinstance(dir_fd, int) and not os.path.isabs(name):
+        if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(name):
             base = os.readlink(f"/proc/self/fd/{dir_fd}")
             name = os.path.join(base, name)
         if name == os.devnull:
