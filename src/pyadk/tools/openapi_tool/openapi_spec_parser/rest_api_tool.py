@@ -1,0 +1,291 @@
+"""RestApiTool: one operation of an OpenAPI spec, called over HTTP with httpx."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pyadk import types
+from pyadk.auth.auth_credential import AuthCredential, AuthCredentialTypes
+from pyadk.auth.auth_schemes import OAuth2, OpenIdConnect, OpenIdConnectWithConfig
+from pyadk.tools.base_tool import BaseTool
+from pyadk.tools.openapi_tool.auth.auth_helpers import (
+    AuthScheme,
+    as_auth_scheme,
+    credential_to_param,
+)
+from pyadk.tools.openapi_tool.common.common import ApiParameter
+from pyadk.tools.openapi_tool.openapi_spec_parser._http_client import (
+    HttpClients,
+    HttpxClientFactory,
+    SslVerify,
+    Timeout,
+    blocked_reason,
+    import_httpx,
+)
+from pyadk.tools.openapi_tool.openapi_spec_parser._request import RequestBuilder
+from pyadk.tools.openapi_tool.openapi_spec_parser.openapi_spec_parser import (
+    OperationEndpoint,
+    ParsedOperation,
+)
+from pyadk.tools.openapi_tool.openapi_spec_parser.operation_parser import (
+    _MAX_TOOL_NAME_LENGTH,
+    OperationParser,
+)
+
+if TYPE_CHECKING:
+    from pyadk.agents.readonly_context import ReadonlyContext
+    from pyadk.tools.tool_context import ToolContext
+
+_BODY_SNIPPET = 1000
+"""Characters of an error response's body the model is shown."""
+
+
+def snake_to_lower_camel(snake_case_string: str) -> str:
+    """``"find_pets"`` -> ``"findPets"``."""
+    if "_" not in snake_case_string:
+        return snake_case_string
+    first, *rest = snake_case_string.split("_")
+    return first.lower() + "".join(part.capitalize() for part in rest)
+
+
+class RestApiTool(BaseTool):
+    """Calls one REST operation: the model's arguments become the request's path, query,
+    header and cookie parameters and its JSON (or form) body; the credential is attached;
+    the answer comes back as a dict (JSON), ``{"text": ...}`` (anything else), or an error
+    dict (``error``, ``status: "error"``, ``status_code``) for an HTTP error, a timeout or
+    an unreachable server, so the run goes on.
+
+    Made by :class:`OpenAPIToolset`, one per operation; ``auth_scheme`` /
+    ``auth_credential`` may be set with :meth:`configure_auth_scheme` /
+    :meth:`configure_auth_credential`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        endpoint: OperationEndpoint | str,
+        operation: dict[str, Any] | str,
+        auth_scheme: AuthScheme | dict[str, Any] | None = None,
+        auth_credential: AuthCredential | str | None = None,
+        should_parse_operation: bool = True,
+        ssl_verify: SslVerify = None,
+        header_provider: Callable[[ReadonlyContext], dict[str, str]] | None = None,
+        httpx_client_factory: HttpxClientFactory | None = None,
+        *,
+        allow_private_network_access: bool = False,
+        timeout: Timeout = None,
+        preserve_property_names: bool = False,
+    ) -> None:
+        super().__init__(name=name[:_MAX_TOOL_NAME_LENGTH], description=description)
+        self.endpoint = (
+            OperationEndpoint.model_validate_json(endpoint)
+            if isinstance(endpoint, str)
+            else endpoint
+        )
+        if isinstance(operation, str):
+            import json
+
+            operation = json.loads(operation)
+        assert isinstance(operation, dict)
+        self.operation: dict[str, Any] = operation
+        self.auth_scheme: AuthScheme | None = None
+        self.auth_credential: AuthCredential | None = None
+        self.configure_auth_scheme(auth_scheme)
+        self.configure_auth_credential(auth_credential)
+        self._header_provider = header_provider
+        self._allow_private_network_access = allow_private_network_access
+        self._default_headers: dict[str, str] = {}
+        self._clients = HttpClients(
+            timeout=timeout, ssl_verify=ssl_verify, factory=httpx_client_factory
+        )
+        if should_parse_operation:
+            self._operation_parser = OperationParser(
+                self.operation,
+                preserve_property_names=preserve_property_names,
+                where=f"{self.endpoint.method.upper()} {self.endpoint.path}",
+            )
+
+    @classmethod
+    def from_parsed_operation(
+        cls,
+        parsed: ParsedOperation,
+        ssl_verify: SslVerify = None,
+        header_provider: Callable[[ReadonlyContext], dict[str, str]] | None = None,
+        httpx_client_factory: HttpxClientFactory | None = None,
+        *,
+        allow_private_network_access: bool = False,
+        timeout: Timeout = None,
+        preserve_property_names: bool = False,
+    ) -> RestApiTool:
+        """The tool of a :class:`ParsedOperation`."""
+        return cls(
+            name=parsed.name,
+            description=parsed.description,
+            endpoint=parsed.endpoint,
+            operation=parsed.operation,
+            auth_scheme=parsed.auth_scheme,
+            auth_credential=parsed.auth_credential,
+            ssl_verify=ssl_verify,
+            header_provider=header_provider,
+            httpx_client_factory=httpx_client_factory,
+            allow_private_network_access=allow_private_network_access,
+            timeout=timeout,
+            preserve_property_names=preserve_property_names,
+        )
+
+    def _get_declaration(self) -> types.FunctionDeclaration:
+        return types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters_json_schema=self._operation_parser.get_json_schema(),
+        )
+
+    def configure_auth_scheme(self, auth_scheme: AuthScheme | dict[str, Any] | None) -> None:
+        """Sets the security scheme (a scheme object or an OpenAPI security scheme dict)."""
+        self.auth_scheme = as_auth_scheme(auth_scheme)
+
+    def configure_auth_credential(self, auth_credential: AuthCredential | str | None) -> None:
+        """Sets the credential (an :class:`AuthCredential` or its JSON)."""
+        if isinstance(auth_credential, str):
+            auth_credential = AuthCredential.model_validate_json(auth_credential)
+        self.auth_credential = auth_credential
+
+    def configure_ssl_verify(self, ssl_verify: SslVerify = None) -> None:
+        """Sets TLS verification: a bool, a CA bundle path, or an ``ssl.SSLContext``."""
+        self._clients.ssl_verify = ssl_verify
+
+    def set_default_headers(self, headers: dict[str, str]) -> None:
+        """Headers sent with every request (a request's own headers win)."""
+        self._default_headers = dict(headers)
+
+    async def close(self) -> None:
+        """Closes this tool's HTTP client (the toolset's, when shared)."""
+        await self._clients.aclose()
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        return await self.call(args=args, tool_context=tool_context)
+
+    async def call(
+        self, *, args: dict[str, Any], tool_context: ToolContext | None = None
+    ) -> dict[str, Any]:
+        """Sends the request and returns the answer (see the class docstring).
+
+        Raises ``ValueError`` naming the tool when it cannot authenticate (a scheme with
+        no credential, or an OAuth2 / OpenID Connect credential that needs a user's
+        consent in a browser) or has no absolute server URL.
+        """
+        httpx = import_httpx()
+        if not self.endpoint.base_url.startswith(("http://", "https://")):
+            raise ValueError(
+                f"Tool {self.name!r} has no absolute server URL (servers[0].url is "
+                f"{self.endpoint.base_url!r}); pass base_url= to OpenAPIToolset."
+            )
+        parameters = list(self._operation_parser.get_parameters())
+        api_args = dict(args)
+        for param in parameters:
+            default = param.param_schema.get("default")
+            if param.required and param.py_name not in api_args and default is not None:
+                api_args[param.py_name] = default
+        auth_param, auth_args = self._auth_param()
+        if auth_param is not None and auth_args:
+            parameters.insert(0, auth_param)
+            api_args.update(auth_args)
+        builder = RequestBuilder(
+            tool_name=self.name,
+            endpoint=self.endpoint,
+            parser=self._operation_parser,
+            default_headers=self._default_headers,
+            extra_headers=self.auth_credential.http.additional_headers
+            if self.auth_credential and self.auth_credential.http
+            else None,
+        )
+        try:
+            request = builder.build(parameters, api_args)
+        except ValueError as error:
+            return self._format_error_response(str(error))
+        if self._header_provider is not None and tool_context is not None:
+            request["headers"].update(self._header_provider(tool_context) or {})
+        url = request["url"]
+        if not self._allow_private_network_access:
+            reason = await blocked_reason(url)
+            if reason:
+                return self._format_error_response(
+                    f"{reason}. Pass allow_private_network_access=True to call local or "
+                    "private-network APIs."
+                )
+        target = f"{request['method'].upper()} {url}"
+        try:
+            async with self._clients.client() as client:
+                response = await client.request(**request)
+        except httpx.TimeoutException as error:
+            return self._format_error_response(
+                f"Request timed out ({type(error).__name__}): {target}"
+            )
+        except httpx.HTTPError as error:
+            return self._format_error_response(f"Request failed: {target}: {error!r}")
+        if not response.is_success:
+            snippet = response.text[:_BODY_SNIPPET]
+            result = self._format_error_response(f"Status Code: {response.status_code}, {snippet}")
+            result["status_code"] = response.status_code
+            result["body"] = snippet
+            result["message"] = f"HTTP {response.status_code} from {target}: {snippet[:200]}"
+            return result
+        try:
+            data: Any = response.json()
+        except ValueError:
+            return {"text": response.text}
+        return data if isinstance(data, dict) else {"result": data}
+
+    def _auth_param(self) -> tuple[ApiParameter | None, dict[str, Any] | None]:
+        scheme, credential = self.auth_scheme, self.auth_credential
+        if scheme is None and credential is None:
+            return None, None
+        interactive = isinstance(scheme, OAuth2 | OpenIdConnect | OpenIdConnectWithConfig)
+        if credential is None:
+            kind = scheme.type_.value if scheme is not None else "?"
+            if interactive:
+                raise ValueError(self._consent_message(kind))
+            raise ValueError(
+                f"Tool {self.name!r} needs a credential for its {kind} security scheme; pass "
+                "auth_credential= to OpenAPIToolset (see pyadk.tools.openapi_tool.auth."
+                "auth_helpers.token_to_scheme_credential)."
+            )
+        try:
+            param, values = credential_to_param(scheme, credential)
+        except ValueError as error:
+            raise ValueError(f"Tool {self.name!r}: {error}") from error
+        if param is None:  # an OAuth2 / OIDC credential without an access token
+            kind = scheme.type_.value if scheme is not None else credential.auth_type.value
+            raise ValueError(self._consent_message(kind))
+        return param, values
+
+    def _consent_message(self, kind: str) -> str:
+        return (
+            f"Tool {self.name!r} uses the {kind} security scheme, whose flow needs a user's "
+            "consent in a browser; pyadk does not run it. Pass an AuthCredential that holds "
+            "an access token (AuthCredential(auth_type=AuthCredentialTypes.HTTP, "
+            "http=HttpAuth(scheme='bearer', credentials=HttpCredentials(token=...))), or "
+            f"auth_type={AuthCredentialTypes.OAUTH2.name} with oauth2.access_token)."
+        )
+
+    def _format_error_response(self, error_message: str) -> dict[str, Any]:
+        return {
+            "error": (
+                f"Tool {self.name} execution failed. Analyze this execution error and your "
+                "inputs. Retry with adjustments if applicable. But make sure don't retry "
+                f"more than 3 times. Execution Error: {error_message}"
+            ),
+            "status": "error",
+            "message": error_message,
+        }
+
+    def __str__(self) -> str:
+        return (
+            f'RestApiTool(name="{self.name}", description="{self.description}", '
+            f'endpoint="{self.endpoint}")'
+        )
+
+
+__all__ = ["RestApiTool", "snake_to_lower_camel"]
