@@ -112,16 +112,28 @@ class Runner:
         new_message: types.Content | Any | None = None,
         state_delta: dict[str, Any] | None = None,
         run_config: RunConfig | None = None,
+        invocation_id: str | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Appends the user's message to the session, runs the agent, yields events.
 
         The whole turn holds the session (``session_service.turn``): a turn started while
         another runs on the same session is refused with ``SessionBusyError`` (or waits,
         per the service's ``lease_wait``) before anything is written.
+
+        ``invocation_id`` (without a message) resumes that invocation of the session
+        after an interruption (a crash, a killed process): it goes on where its stored
+        events end (see :mod:`pyadk.agents.interrupted`).
         """
-        invocation_id = new_invocation_context_id()
+        resume = invocation_id is not None
+        if resume and (new_message is not None or state_delta):
+            raise ValueError(
+                "run_async got invocation_id and a new message or state_delta: pass "
+                "invocation_id alone to resume an interrupted invocation, or a message "
+                "to start a turn."
+            )
+        invocation_id = invocation_id or new_invocation_context_id()
         events = self._run_turn(
-            user_id, session_id, invocation_id, new_message, state_delta, run_config
+            user_id, session_id, invocation_id, new_message, state_delta, run_config, resume
         )
         tracer = get_tracer()
         if tracer is None:
@@ -142,6 +154,7 @@ class Runner:
         new_message: types.Content | Any | None,
         state_delta: dict[str, Any] | None,
         run_config: RunConfig | None,
+        resume: bool = False,
     ) -> AsyncGenerator[Event, None]:
         plugins = self.plugin_manager if self.plugin_manager.plugins else None
         config = run_config or construct(RunConfig)  # the defaults need no validation
@@ -190,15 +203,24 @@ class Runner:
                 await self.session_service.append_event(
                     session, _user_event(invocation_id, message, state_delta)
                 )
-            ctx.agent = self._find_agent_to_run(session, self.agent)
-            if ctx.agent is not self.agent and _in_workflow(ctx.agent, self.agent):
-                # The answered agents wait inside a workflow: resume the workflow there.
-                answered = _answered_agents(session, self.agent) or [ctx.agent]
-                pause.set_resume_targets(ctx, {agent.name for agent in answered})
-                ctx.agent = self.agent
+            if resume:  # after an interruption: the root goes on where the events end
+                finished = _plan_recovery(ctx, self.agent)
+            else:
+                finished = False
+                ctx.agent = self._find_agent_to_run(session, self.agent)
+                if ctx.agent is not self.agent and _in_workflow(ctx.agent, self.agent):
+                    # The answered agents wait inside a workflow: resume it there.
+                    answered = _answered_agents(session, self.agent) or [ctx.agent]
+                    pause.set_resume_targets(ctx, {agent.name for agent in answered})
+                    ctx.agent = self.agent
             # Without plugins, events are stored here: one generator less per event.
             plain = ctx.plugin_manager is None
-            source = ctx.agent.run_async(ctx) if plain else self._run_with_plugins(ctx)
+            if finished:
+                source = _no_events()
+            elif plain:
+                source = ctx.agent.run_async(ctx)
+            else:
+                source = self._run_with_plugins(ctx)
             append = self.session_service.append_event
             try:
                 async with aclosing(source) as events:
@@ -487,6 +509,29 @@ class InMemoryRunner(Runner):
             memory_service=InMemoryMemoryService(),
             plugins=plugins,
         )
+
+
+def _plan_recovery(ctx: InvocationContext, root: BaseAgent) -> bool:
+    """Sets ``ctx`` up to resume its interrupted invocation from ``root``; True when
+    the invocation had already finished (nothing to run)."""
+    from pyadk.agents.interrupted import plan_resume
+
+    plan = plan_resume(ctx.session, ctx.invocation_id, root)
+    ctx.user_content = plan.user_content
+    ctx.agent = root
+    if root.name in plan.done:
+        return True
+    counters = ctx._counters
+    counters.recovering = True
+    counters.resume_done = plan.done
+    counters.interrupted_calls = plan.interrupted_calls
+    pause.set_resume_targets(ctx, plan.targets)
+    return False
+
+
+async def _no_events() -> AsyncGenerator[Event, None]:
+    return
+    yield  # pragma: no cover
 
 
 def _answered_agents(session: Session, root: BaseAgent) -> list[BaseAgent]:

@@ -16,6 +16,7 @@ from pyadk.utils.ids import new_uuid4
 if TYPE_CHECKING:
     from pyadk.agents.base_agent import BaseAgent
     from pyadk.artifacts.base_artifact_service import BaseArtifactService
+    from pyadk.events.event import Event
     from pyadk.memory.base_memory_service import BaseMemoryService
     from pyadk.plugins.plugin_manager import PluginManager
     from pyadk.sessions.base_session_service import BaseSessionService
@@ -42,6 +43,13 @@ class _InvocationCounters:
     """Agents whose run ended waiting for the client (see :mod:`pyadk.agents.pause`)."""
     resume_targets: set[str] = field(default_factory=set)
     """The agents this invocation resumes at, until each is reached."""
+    resume_done: set[str] = field(default_factory=set)
+    """Resume targets whose run had finished before the invocation was interrupted: the
+    workflow resumes after them (see :mod:`pyadk.agents.interrupted`)."""
+    interrupted_calls: dict[str, Event] = field(default_factory=dict)
+    """Per agent, its model event whose calls got no result before the interruption."""
+    recovering: bool = False
+    """This invocation resumes after an interruption (not after a client's answer)."""
     confirmations_handled: set[str] = field(default_factory=set)
     """Agents that took the user's confirmation answers (their later runs of the turn
     ignore them)."""

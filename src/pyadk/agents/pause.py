@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyadk.agents.base_agent import BaseAgent
-    from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.agents.invocation_context import InvocationContext, _InvocationCounters
 
 
 def mark_waiting(ctx: InvocationContext) -> None:
@@ -43,27 +43,64 @@ def _holds_target(agent: BaseAgent, names: set[str]) -> bool:
 
 
 def resume_start(ctx: InvocationContext, children: Sequence[BaseAgent]) -> int:
-    """The index of the child to start at: the first one holding a resume target (0
-    when there is none). Reaching a target itself ends its resume."""
+    """The index of the child to start at: the last one holding a resume target (0
+    when there is none), or the one after it when that child is a target whose run had
+    finished before an interruption. Reaching a target itself ends its resume."""
+    counters = ctx._counters
+    targets = counters.resume_targets
+    index = next(
+        (i for i in range(len(children) - 1, -1, -1) if _holds_target(children[i], targets)),
+        None,
+    )
+    if index is None:
+        return 0
+    for earlier in children[:index]:  # ran before the target's step: nothing to resume
+        targets.difference_update(n for n in list(targets) if earlier.find_agent(n))
+    child = children[index]
+    targets.discard(child.name)
+    if child.name in counters.resume_done:
+        counters.resume_done.discard(child.name)
+        return index + 1
+    return index
+
+
+def holds_resume_target(ctx: InvocationContext, children: Sequence[BaseAgent]) -> bool:
+    """True when one of ``children`` holds a resume target."""
     targets = ctx._counters.resume_targets
-    for index, child in enumerate(children):
-        if _holds_target(child, targets):
-            targets.discard(child.name)
-            return index
-    return 0
+    return bool(targets) and any(_holds_target(child, targets) for child in children)
 
 
 def resume_choice(ctx: InvocationContext, children: Sequence[BaseAgent]) -> list[BaseAgent]:
-    """The children holding a resume target (reaching them ends their resume)."""
-    targets = ctx._counters.resume_targets
+    """The children holding a resume target (reaching them ends their resume), less
+    those whose run had finished before an interruption."""
+    counters = ctx._counters
+    targets = counters.resume_targets
     chosen = [child for child in children if _holds_target(child, targets)]
     targets.difference_update(child.name for child in chosen)
-    return chosen
+    return _not_done(counters, chosen)
 
 
 def resume_branches(ctx: InvocationContext, branches: Sequence[BaseAgent]) -> list[BaseAgent]:
-    """The branches of a parallel agent to run when resuming: those holding a target."""
+    """The branches of a parallel agent to run when resuming. After a client's answer:
+    those holding a target. After an interruption: every branch whose run had not
+    finished (a branch that had not started yet runs from its beginning)."""
+    counters = ctx._counters
+    if counters.recovering:
+        for branch in branches:
+            counters.resume_targets.discard(branch.name)
+        return _not_done(counters, branches)
     return resume_choice(ctx, branches) or list(branches)
+
+
+def _not_done(counters: _InvocationCounters, agents: Sequence[BaseAgent]) -> list[BaseAgent]:
+    """``agents`` less those whose run had finished before an interruption (each of
+    those is taken off the finished list: later runs of it in this turn are new)."""
+    done = counters.resume_done
+    if not done:
+        return list(agents)
+    kept = [agent for agent in agents if agent.name not in done]
+    done.difference_update(agent.name for agent in agents)
+    return kept
 
 
 def resume_handoff(ctx: InvocationContext) -> BaseAgent | None:

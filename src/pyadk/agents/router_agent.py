@@ -9,7 +9,7 @@ from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.conditions import call_with_view
 from pyadk.agents.failure_policy import FailurePolicy, RunState, run_in_order
 from pyadk.agents.invocation_context import InvocationContext
-from pyadk.agents.pause import resume_choice
+from pyadk.agents.pause import holds_resume_target, resume_choice
 from pyadk.agents.readonly_context import ReadonlyContext
 from pyadk.events.event import Event
 
@@ -34,8 +34,9 @@ class RouterAgent(BaseAgent):
     on_failure: FailurePolicy | None = None
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        chosen = resume_choice(ctx, self.sub_agents) if ctx._counters.resume_targets else []
-        if not chosen:
+        if holds_resume_target(ctx, self.sub_agents):  # resuming: no new pick
+            chosen = resume_choice(ctx, self.sub_agents)
+        else:
             chosen = self._picked(await call_with_view(self.route, ctx))
             for child in self.sub_agents:
                 if child not in chosen:

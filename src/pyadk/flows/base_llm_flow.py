@@ -76,14 +76,35 @@ class BaseLlmFlow:
         """
         agent = ctx.agent
         output_agent = agent if isinstance(agent, LlmAgent) and agent.output_key else None
-        if ctx._counters.resume_targets:
+        counters = ctx._counters
+        if counters.resume_targets:
             handoff = pause.resume_handoff(ctx)
             if handoff is not None:  # a workflow resumes at an agent below this one
                 async with aclosing(handoff.run_async(ctx)) as events:
                     async for event in events:
                         yield event
                 return
-        counters = ctx._counters
+        if counters.recovering:  # after an interruption
+            if agent.name in counters.resume_done:  # its run had finished
+                counters.resume_done.discard(agent.name)
+                return
+            call_event = counters.interrupted_calls.pop(agent.name, None)
+            if call_event is not None:  # calls that got no result
+                last: Event | None = None
+                async with aclosing(self._recover_calls(ctx, call_event)) as events:
+                    async for last in events:
+                        yield _seen(last, output_agent)
+                if last is not None and last.long_running_tool_ids:
+                    pause.mark_waiting(ctx)  # held for approval
+                    return
+                if last is not None and last.actions.transfer_to_agent:
+                    target = _transfer_target(ctx, last.actions.transfer_to_agent)
+                    async with aclosing(target.run_async(ctx)) as events:
+                        async for nested in events:
+                            yield _seen(nested, output_agent)
+                    return
+                if last is not None and last.is_final_response():
+                    return
         if agent.name not in counters.confirmations_handled:
             answered = tool_confirmations.answers(ctx.user_content)
         else:
@@ -183,6 +204,20 @@ class BaseLlmFlow:
                 break
             if last_event.partial:
                 raise ValueError("Last event of a step should not be partial.")
+
+    async def _recover_calls(
+        self, ctx: InvocationContext, call_event: Event
+    ) -> AsyncGenerator[Event, None]:
+        """The results of this agent's calls cut off by an interruption (see
+        :mod:`pyadk.flows.interrupted_calls`)."""
+        from pyadk.flows.interrupted_calls import resume_calls
+
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
+        async with aclosing(resume_calls(ctx, call_event, tools)) as events:
+            async for event in events:
+                yield event
 
     async def _resume_confirmed(
         self,

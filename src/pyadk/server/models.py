@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from pyadk import types
@@ -37,20 +37,35 @@ class AgentRunRequest(_Request):
     app_name: str = Field(min_length=1)
     user_id: str = Field(min_length=1)
     session_id: str = Field(min_length=1)
-    new_message: types.Content
+    new_message: types.Content | None = None
     streaming: bool = False
     state_delta: dict[str, Any] | None = None
+    invocation_id: str | None = Field(default=None, min_length=1)
+    """Resumes that interrupted invocation instead of starting a turn (no newMessage)."""
     run_options: RunOptions | None = None
 
     @field_validator("new_message")
     @classmethod
-    def _has_parts(cls, value: types.Content) -> types.Content:
-        if not value.parts:
+    def _has_parts(cls, value: types.Content | None) -> types.Content | None:
+        if value is not None and not value.parts:
             raise ValueError(
                 'newMessage needs at least one part, e.g. {"role": "user", "parts": '
                 '[{"text": "hello"}]}'
             )
         return value
+
+    @model_validator(mode="after")
+    def _message_or_resume(self) -> AgentRunRequest:
+        if self.invocation_id is None and self.new_message is None:
+            raise ValueError(
+                "newMessage is required (or invocationId, to resume an interrupted invocation)"
+            )
+        if self.invocation_id is not None and (self.new_message or self.state_delta):
+            raise ValueError(
+                "invocationId resumes an interrupted invocation: send it without "
+                "newMessage and stateDelta"
+            )
+        return self
 
     def run_config(self, *, streaming: bool) -> RunConfig:
         """The RunConfig of this request."""

@@ -9,6 +9,11 @@ from contextlib import aclosing
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from pyadk.agents.interrupted import (
+    InvocationNotFoundError,
+    InvocationNotInterruptedError,
+    plan_resume,
+)
 from pyadk.flows import tool_confirmations
 from pyadk.flows.tool_confirmations import ToolConfirmationError
 from pyadk.runners import Runner
@@ -33,6 +38,13 @@ async def prepare_run(ctx: ServerContext, request: Request, body: AgentRunReques
         tool_confirmations.check_answers(session.events, body.new_message)
     except ToolConfirmationError as exc:  # an approval answer to no request
         raise HTTPException(status_code=400, detail=str(exc)) from exc
+    if body.invocation_id is not None:  # resuming: the invocation must be resumable
+        try:
+            plan_resume(session, body.invocation_id, runner.agent)
+        except InvocationNotFoundError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from exc
+        except InvocationNotInterruptedError as exc:
+            raise HTTPException(status_code=409, detail=str(exc)) from exc
     return runner
 
 
@@ -53,6 +65,7 @@ def make_router(ctx: ServerContext) -> APIRouter:
                     new_message=body.new_message,
                     state_delta=body.state_delta,
                     run_config=body.run_config(streaming=False),
+                    invocation_id=body.invocation_id,
                 )
             ) as stream:
                 async for event in stream:
@@ -80,6 +93,7 @@ def make_router(ctx: ServerContext) -> APIRouter:
                 new_message=body.new_message,
                 state_delta=body.state_delta,
                 run_config=body.run_config(streaming=body.streaming),
+                invocation_id=body.invocation_id,
             )
         )
         await run.started()

@@ -82,6 +82,7 @@ def make_router(ctx: ServerContext) -> APIRouter:
             new_message=body.new_message,
             state_delta=body.state_delta,
             run_config=body.run_config(streaming=streaming),
+            invocation_id=body.invocation_id,
         )
         ctx.ui_runs.start(run, drive_run(run, events))
         try:

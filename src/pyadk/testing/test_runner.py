@@ -71,6 +71,21 @@ class TestRunner(InMemoryRunner):
             )
         ]
 
+    async def resume(
+        self, invocation_id: str, *, run_config: RunConfig | None = None
+    ) -> list[Event]:
+        """Resumes an interrupted invocation (see ``Runner.run_async``); returns its events."""
+        await self._ensure_session()
+        return [
+            event
+            async for event in self.run_async(
+                user_id=self.user_id,
+                session_id=self.session_id,
+                invocation_id=invocation_id,
+                run_config=run_config,
+            )
+        ]
+
     async def session(self) -> Session:
         """The stored session."""
         await self._ensure_session()

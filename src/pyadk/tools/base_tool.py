@@ -23,6 +23,7 @@ class BaseTool(abc.ABC):
     """A tool: a name, a description, a declaration for the model and a ``run_async``."""
 
     require_confirmation: RequireConfirmation = False
+    idempotent: bool = False
 
     def __init__(
         self,
@@ -31,6 +32,7 @@ class BaseTool(abc.ABC):
         description: str = "",
         is_long_running: bool = False,
         require_confirmation: RequireConfirmation = False,
+        idempotent: bool = False,
     ):
         self.name = name
         self.description = description
@@ -38,6 +40,9 @@ class BaseTool(abc.ABC):
         """Long-running tools pause the agent; the client sends the result later."""
         self.require_confirmation = require_confirmation
         """Calls that need a person's approval first (see :meth:`check_require_confirmation`)."""
+        self.idempotent = idempotent
+        """Running a call twice does no harm (a read, a lookup): a call cut off by a crash
+        runs again when its invocation resumes. Other calls wait for approval then."""
 
     async def check_require_confirmation(
         self, args: dict[str, Any], tool_context: ToolContext

@@ -26,6 +26,7 @@ class FunctionTool(BaseTool):
     receives the :class:`ToolContext`. When several calls run at once, sync functions
     run in worker threads so they do not block each other. ``require_confirmation``
     (True, or a predicate over the arguments) makes calls wait for a person's approval.
+    ``idempotent=True`` lets a call cut off by a crash run again on resume.
     """
 
     def __init__(
@@ -34,12 +35,15 @@ class FunctionTool(BaseTool):
         *,
         name: str | None = None,
         require_confirmation: RequireConfirmation = False,
+        idempotent: bool = False,
     ) -> None:
         tool_name = name or getattr(func, "__name__", None) or type(func).__name__
         self.func = func
         self._declaration: types.FunctionDeclaration | None = None
         self._description: str | None = None
-        super().__init__(name=tool_name, require_confirmation=require_confirmation)
+        super().__init__(
+            name=tool_name, require_confirmation=require_confirmation, idempotent=idempotent
+        )
         target = func if inspect.isroutine(func) else getattr(func, "__call__", func)  # noqa: B004
         self._takes_tool_context = "tool_context" in inspect.signature(target).parameters
         self._is_async = inspect.iscoroutinefunction(target)

@@ -21,6 +21,7 @@ class LoadArtifactsTool(BaseTool):
         super().__init__(
             name="load_artifacts",
             description="Loads the artifacts and adds them to the session.",
+            idempotent=True,
         )
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:

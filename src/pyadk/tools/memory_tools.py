@@ -31,7 +31,7 @@ class LoadMemoryTool(FunctionTool):
     """A tool the model calls to search the user's past conversations."""
 
     def __init__(self) -> None:
-        super().__init__(_load_memory, name="load_memory")
+        super().__init__(_load_memory, name="load_memory", idempotent=True)
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
@@ -50,7 +50,9 @@ class PreloadMemoryTool(BaseTool):
     finds in the instruction. The model never calls it."""
 
     def __init__(self) -> None:
-        super().__init__(name="preload_memory", description="Preloads memory for the user.")
+        super().__init__(
+            name="preload_memory", description="Preloads memory for the user.", idempotent=True
+        )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         return {"error": "preload_memory is not callable."}

@@ -25,6 +25,7 @@ class SetModelResponseTool(BaseTool):
                 "Set your final response. Call this once, as your last step, with the "
                 "answer in the required structure."
             ),
+            idempotent=True,
         )
         self.output_schema = output_schema
 

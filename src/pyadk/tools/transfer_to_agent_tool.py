@@ -26,7 +26,7 @@ class TransferToAgentTool(FunctionTool):
     """
 
     def __init__(self, allowed: list[str]) -> None:
-        super().__init__(transfer_to_agent)
+        super().__init__(transfer_to_agent, idempotent=True)
         self.allowed = allowed
         self._restricted: types.FunctionDeclaration | None = None
 

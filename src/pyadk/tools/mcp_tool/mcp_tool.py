@@ -39,10 +39,13 @@ class McpTool(BaseTool):
         session_manager: McpSessionManager,
         require_confirmation: RequireConfirmation = False,
     ) -> None:
+        hints = mcp_tool.annotations
         super().__init__(
             name=mcp_tool.name,
             description=mcp_tool.description or "",
             require_confirmation=require_confirmation,
+            # what the server says of the tool: a read-only or idempotent one may run again
+            idempotent=hints is not None and bool(hints.read_only_hint or hints.idempotent_hint),
         )
         self.mcp_tool = mcp_tool
         self._session_manager = session_manager

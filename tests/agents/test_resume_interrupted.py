@@ -1,0 +1,292 @@
+"""Resuming an invocation cut off by a crash: ``Runner.run_async(invocation_id=...)``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from interrupted_app import payer, said, workflow
+
+from pyadk import types
+from pyadk.agents import LlmAgent, ParallelAgent, SequentialAgent
+from pyadk.agents.interrupted import InvocationNotFoundError, InvocationNotInterruptedError
+from pyadk.runners import Runner
+from pyadk.sessions import SqliteSessionService
+from pyadk.testing import FunctionModel, TestRunner, function_call
+from pyadk.tools import FunctionTool
+from pyadk.tools.tool_confirmation import confirmation_answer, confirmation_requests
+
+HERE = Path(__file__).parent
+
+
+async def interrupt_at(runner: TestRunner, message: str, stop: Any) -> str:
+    """Runs a turn until ``stop(event)`` holds, then cuts it off (as a dropped client or
+    a stopped server would); returns the invocation's id."""
+    await runner._ensure_session()
+    events = runner.run_async(
+        user_id=runner.user_id,
+        session_id=runner.session_id,
+        new_message=types.UserContent(message),
+    )
+    async for event in events:
+        if stop(event):
+            await events.aclose()
+            return event.invocation_id
+    raise AssertionError("the turn ended before the stop point")
+
+
+def calls_pay(event: Any) -> bool:
+    return any(c.name == "pay" for c in event.get_function_calls())
+
+
+def requests_in(events: list[Any]) -> list[Any]:
+    """The approval requests among ``events`` (outcome events may follow them)."""
+    return [request for event in events for request in confirmation_requests(event)]
+
+
+def texts(events: list[Any]) -> list[tuple[str, str]]:
+    return [(e.author, e.text) for e in events if e.text]
+
+
+async def test_a_cut_off_payment_is_held_for_approval_and_earlier_steps_do_not_run_again():
+    log: list[str] = []
+    paid: list[int] = []
+
+    def pay(amount: int) -> dict:
+        """Pays."""
+        paid.append(amount)
+        return {"paid": amount}
+
+    runner = TestRunner(workflow(log, pay))
+    invocation = await interrupt_at(runner, "check out", calls_pay)
+    assert log == ["prepare", "payer"] and paid == []
+
+    resumed = await runner.resume(invocation)
+    assert log == ["prepare", "payer"] and paid == []  # nothing ran again, nothing paid
+    assert all(e.invocation_id == invocation for e in resumed)
+    [request] = requests_in(resumed)
+    assert "pay(amount=500) was cut off by an interruption" in str(request.args)
+
+    answered = await runner.run(confirmation_answer(request, confirmed=True))
+    assert paid == [500]
+    assert log == ["prepare", "payer", "payer saw {'paid': 500}", "receipt"]
+    assert texts(answered) == [("payer", "payer done"), ("receipt", "receipt sent")]
+
+
+async def test_a_rejected_cut_off_call_is_never_run():
+    log: list[str] = []
+    paid: list[int] = []
+    runner = TestRunner(workflow(log, lambda amount: paid.append(amount)))
+    invocation = await interrupt_at(runner, "check out", calls_pay)
+    [request] = requests_in(await runner.resume(invocation))
+    await runner.run(confirmation_answer(request, confirmed=False))
+    assert paid == []
+    assert log[-2:] == ["payer saw {'error': 'This tool call is rejected.'}", "receipt"]
+
+
+async def test_an_idempotent_call_runs_again_at_once_and_the_workflow_goes_on():
+    log: list[str] = []
+    looked_up: list[int] = []
+
+    def lookup(amount: int) -> dict:
+        """Looks up a price."""
+        looked_up.append(amount)
+        return {"price": amount}
+
+    runner = TestRunner(workflow(log, lookup, idempotent=True))
+    invocation = await interrupt_at(runner, "check out", calls_pay)
+    resumed = await runner.resume(invocation)
+    assert looked_up == [500]
+    assert texts(resumed) == [("payer", "payer done"), ("receipt", "receipt sent")]
+    assert log == ["prepare", "payer", "payer saw {'price': 500}", "receipt"]
+
+
+async def test_a_step_that_had_finished_is_not_run_again():
+    log: list[str] = []
+    runner = TestRunner(workflow(log, lambda amount: {"paid": amount}, idempotent=True))
+    invocation = await interrupt_at(runner, "check out", lambda e: e.text == "order ready")
+    resumed = await runner.resume(invocation)
+    assert log == ["prepare", "payer", "payer saw {'paid': 500}", "receipt"]
+    assert texts(resumed) == [("payer", "payer done"), ("receipt", "receipt sent")]
+
+
+async def test_resuming_a_finished_invocation_runs_nothing():
+    log: list[str] = []
+    runner = TestRunner(workflow(log, lambda amount: {"paid": amount}, idempotent=True))
+    events = await runner.run("check out")
+    before = len((await runner.session()).events)
+    assert await runner.resume(events[-1].invocation_id) == []
+    assert log.count("receipt") == 1
+    assert len((await runner.session()).events) == before
+
+
+async def test_an_invocation_cut_off_before_any_agent_ran_answers_its_message():
+    log: list[str] = []
+    runner = TestRunner(said(log, "solo", "hello"))
+    await runner._ensure_session()
+    invocation = "e-crashed"
+    await runner.session_service.append_event(
+        await runner.session(),
+        _user_event(invocation, "hi there"),
+    )
+    resumed = await runner.resume(invocation)
+    assert texts(resumed) == [("solo", "hello")]
+    model = runner.agent.canonical_model
+    assert model.requests[0].contents[-1].parts[0].text == "hi there"
+
+
+def _user_event(invocation_id: str, text: str) -> Any:
+    from pyadk.events import Event
+
+    return Event(invocation_id=invocation_id, author="user", content=types.UserContent(text))
+
+
+async def test_only_the_parallel_branches_that_had_not_finished_run_again():
+    log: list[str] = []
+    looked_up: list[int] = []
+
+    def lookup(amount: int) -> dict:
+        """Looks up."""
+        looked_up.append(amount)
+        return {"ok": amount}
+
+    fan = ParallelAgent(
+        name="fan",
+        sub_agents=[said(log, "quick", "quick done"), payer(log, lookup, idempotent=True)],
+    )
+    runner = TestRunner(SequentialAgent(name="flow", sub_agents=[fan, said(log, "end", "end")]))
+    seen: set[str] = set()
+
+    def both_started(event: Any) -> bool:
+        seen.update(
+            ["quick"] if event.text == "quick done" else ["pay"] if calls_pay(event) else []
+        )
+        return seen == {"quick", "pay"}
+
+    invocation = await interrupt_at(runner, "go", both_started)
+    log.clear()
+    resumed = await runner.resume(invocation)
+    assert log == ["payer saw {'ok': 500}", "end"]  # quick is not asked again
+    assert texts(resumed) == [("payer", "payer done"), ("end", "end")]
+    assert resumed[0].branch == "fan.payer"
+
+
+async def test_a_transferred_to_agent_resumes_its_cut_off_call():
+    log: list[str] = []
+    looked_up: list[int] = []
+
+    def lookup(amount: int) -> dict:
+        """Looks up."""
+        looked_up.append(amount)
+        return {"ok": amount}
+
+    specialist = payer(log, lookup, idempotent=True, name="billing")
+
+    def route(request: Any) -> Any:
+        log.append("front")
+        return function_call("transfer_to_agent", {"agent_name": "billing"})
+
+    front = LlmAgent(name="front", model=FunctionModel(route), sub_agents=[specialist])
+    runner = TestRunner(front)
+    invocation = await interrupt_at(runner, "refund", calls_pay)
+    resumed = await runner.resume(invocation)
+    assert log == ["front", "billing", "billing saw {'ok': 500}"]
+    assert texts(resumed) == [("billing", "billing done")]
+
+
+async def test_resume_refuses_unknown_and_waiting_invocations_and_a_message():
+    log: list[str] = []
+    runner = TestRunner(workflow(log, FunctionTool(lambda amount: amount, name="pay").func))
+    with pytest.raises(InvocationNotFoundError, match="no invocation 'nope'"):
+        await runner.resume("nope")
+
+    gated = TestRunner(
+        LlmAgent(
+            name="gated",
+            model=FunctionModel(lambda request: function_call("pay", {"amount": 1})),
+            tools=[FunctionTool(lambda amount: amount, name="pay", require_confirmation=True)],
+        )
+    )
+    events = await gated.run("pay")
+    with pytest.raises(InvocationNotInterruptedError, match="waits for the client's answer"):
+        await gated.resume(events[-1].invocation_id)
+
+    with pytest.raises(ValueError, match="invocation_id alone"):
+        async for _ in runner.run_async(
+            user_id="u", session_id="s", invocation_id="x", new_message=types.UserContent("hi")
+        ):
+            pass
+
+
+_CHILD = """
+import asyncio, sys
+sys.path.insert(0, {tests!r})
+from interrupted_app import workflow
+from pyadk import types
+from pyadk.runners import Runner
+from pyadk.sessions import SqliteSessionService
+
+def pay(amount: int) -> dict:
+    \"\"\"Pays.\"\"\"
+    open({marker!r}, "w").write("paying")
+    import time
+    time.sleep(600)  # killed here, mid-payment
+
+async def main():
+    service = SqliteSessionService({db!r}, lease_ttl=0.5)
+    runner = Runner(app_name="shop", agent=workflow([], pay), session_service=service)
+    await service.create_session(app_name="shop", user_id="ada", session_id="s1")
+    async for _ in runner.run_async(
+        user_id="ada", session_id="s1", new_message=types.UserContent("check out")
+    ):
+        pass
+
+asyncio.run(main())
+"""
+
+
+async def test_a_process_killed_mid_payment_resumes_from_its_sqlite_session(tmp_path: Path):
+    db, marker = tmp_path / "sessions.db", tmp_path / "paying"
+    script = textwrap.dedent(_CHILD).format(tests=str(HERE), marker=str(marker), db=str(db))
+    child = subprocess.Popen([sys.executable, "-c", script], env={**os.environ})
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert child.poll() is None, "the child process ended before paying"
+            assert time.monotonic() < deadline, "the child never reached the payment"
+            await asyncio.sleep(0.05)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+
+    log: list[str] = []
+    paid: list[int] = []
+    service = SqliteSessionService(db, lease_wait=10)
+    runner = Runner(
+        app_name="shop",
+        agent=workflow(log, lambda amount: paid.append(amount) or {"paid": amount}),
+        session_service=service,
+    )
+    stored = await service.get_session(app_name="shop", user_id="ada", session_id="s1")
+    assert stored is not None
+    invocation = stored.events[-1].invocation_id
+    resumed = [
+        e async for e in runner.run_async(user_id="ada", session_id="s1", invocation_id=invocation)
+    ]
+    assert log == [] and paid == []  # the stale lease expired; nothing ran again
+    [request] = requests_in(resumed)
+    answer = confirmation_answer(request, confirmed=True)
+    finished = [
+        e async for e in runner.run_async(user_id="ada", session_id="s1", new_message=answer)
+    ]
+    assert paid == [500]
+    assert texts(finished) == [("payer", "payer done"), ("receipt", "receipt sent")]
+    await service.close()
