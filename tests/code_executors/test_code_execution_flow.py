@@ -289,3 +289,48 @@ def test_optimize_data_file_is_refused() -> None:
 
 def test_file_dataclass() -> None:
     assert File(name="a.txt", content=b"x").mime_type == "text/plain"
+
+
+async def test_code_in_the_models_own_thoughts_is_not_run() -> None:
+    thought = types.Part(text="Maybe:\n```python\nprint('no')\n```", thought=True)
+    model = ScriptedModel([[thought, "The answer is 4."]])
+    agent = LlmAgent(name="a", model=model, code_executor=SandboxedCodeExecutor())
+    events = await TestRunner(agent).run("2+2?")
+    assert len(events) == 1 and events[0].text == "The answer is 4."
+
+
+async def test_code_in_a_plan_re_act_action_runs() -> None:
+    from pyadk.planners import PlanReActPlanner
+
+    reply = "/*ACTION*/\n```python\nprint(7 * 6)\n```"
+    model = ScriptedModel([reply, "/*FINAL_ANSWER*/\n42"])
+    agent = LlmAgent(
+        name="planner_coder",
+        model=model,
+        planner=PlanReActPlanner(),
+        code_executor=SandboxedCodeExecutor(),
+    )
+    events = await TestRunner(agent).run("6*7?")
+    results = [e for e in events if e.has_trailing_code_execution_result()]
+    assert len(results) == 1 and "42" in _last_part(results[0]).code_execution_result.output
+    assert events[-1].text.strip() == "42"
+
+
+def test_code_parts_round_trip_through_the_gemini_adapter() -> None:
+    pytest.importorskip("google.genai")
+    from pyadk.models.gemini import _to_genai_content
+
+    content = types.Content(
+        role="model",
+        parts=[
+            types.Part(executable_code=types.ExecutableCode(code="print(1)", language="PYTHON")),
+            types.Part(
+                code_execution_result=types.CodeExecutionResult(
+                    outcome=types.Outcome.OUTCOME_OK, output="1\n"
+                )
+            ),
+        ],
+    )
+    genai_content = _to_genai_content(content)
+    assert genai_content.parts[0].executable_code.code == "print(1)"
+    assert types.Content.model_validate(genai_content) == content

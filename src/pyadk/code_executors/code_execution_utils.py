@@ -83,7 +83,7 @@ class CodeExecutionUtils:
             ):
                 content.parts = parts[: index + 1]
                 return part.executable_code.code
-        texts = [p for p in parts if p.text and not p.thought]
+        texts = [p for p in parts if p.text]
         if not texts:
             return None
         text = "\n".join(p.text or "" for p in texts)

@@ -109,8 +109,12 @@ class CodeExecutionResponseProcessor(BaseLlmResponseProcessor):
         if _consecutive_failures(ctx, agent.name) >= executor.error_retry_attempts:
             return  # too many failed runs in a row: the answer stands as written
         parts = llm_response.content.parts or []
-        thoughts = [p for p in parts if p.thought]
-        content = types.Content(role="model", parts=[p for p in parts if not p.thought])
+        # The model's reasoning is not searched for code. A planner that rewrites responses
+        # marks its own (code-bearing) text as thought: then only signed thoughts are.
+        signed_only = _rewrites_responses(agent)
+        thoughts = [p for p in parts if p.thought and (p.thought_signature or not signed_only)]
+        kept = [p for p in parts if not any(p is t for t in thoughts)]
+        content = types.Content(role="model", parts=kept)
         code = CodeExecutionUtils.extract_code_and_truncate_content(
             content, executor.code_block_delimiters
         )
@@ -146,6 +150,16 @@ async def _execute(
         return CodeExecutionResult(
             stderr=f"The code executor failed: {type(error).__name__}: {error}"
         )
+
+
+def _rewrites_responses(agent: LlmAgent) -> bool:
+    """True when the agent's planner rewrites model responses (not BuiltInPlanner)."""
+    if agent.planner is None:
+        return False
+    from pyadk.planners.built_in_planner import BuiltInPlanner
+
+    method = type(agent.planner).process_planning_response
+    return method is not BuiltInPlanner.process_planning_response
 
 
 def _consecutive_failures(ctx: InvocationContext, agent_name: str) -> int:
