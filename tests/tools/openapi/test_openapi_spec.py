@@ -235,3 +235,61 @@ def test_the_core_import_loads_neither_the_openapi_tools_nor_httpx_nor_yaml():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+async def test_form_and_text_bodies_and_values_serialized_as_text():
+    import httpx
+
+    spec = _spec(
+        {
+            "/login": {
+                "post": {
+                    "operationId": "login",
+                    "parameters": [
+                        {"name": "X-Debug", "in": "header", "schema": {"type": "boolean"}},
+                        {"name": "ids", "in": "header", "schema": {"type": "array"}},
+                        {"name": "verbose", "in": "query", "schema": {"type": "boolean"}},
+                    ],
+                    "requestBody": {
+                        "content": {
+                            "application/x-www-form-urlencoded": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {"user": {}, "password": {}},
+                                }
+                            }
+                        }
+                    },
+                }
+            },
+            "/notes": {
+                "put": {
+                    "operationId": "putNote",
+                    "requestBody": {"content": {"text/plain": {"schema": {"type": "string"}}}},
+                }
+            },
+        }
+    )
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, text="ok")
+
+    toolset = OpenAPIToolset(
+        spec_dict=spec,
+        httpx_client_factory=lambda: httpx.AsyncClient(transport=httpx.MockTransport(answer)),
+        allow_private_network_access=True,
+    )
+    args = {"user": "ann", "password": "pw", "x_debug": True, "ids": [1, 2], "verbose": False}
+    assert await toolset.get_tool("login").call(args=args) == {"text": "ok"}
+    login = sent[-1]
+    assert login.headers["content-type"] == "application/x-www-form-urlencoded"
+    assert login.content == b"user=ann&password=pw"
+    assert login.headers["x-debug"] == "true" and login.headers["ids"] == "1,2"
+    assert login.url.params["verbose"] == "false"
+    schema = _declaration(toolset, "put_note")
+    assert schema["properties"] == {"body": {"type": "string"}}
+    await toolset.get_tool("put_note").call(args={"body": "remember the milk"})
+    assert sent[-1].content == b"remember the milk"
+    assert sent[-1].headers["content-type"] == "text/plain"

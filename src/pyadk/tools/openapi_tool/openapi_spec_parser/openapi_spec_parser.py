@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from pyadk.auth.auth_credential import AuthCredential
 from pyadk.tools.openapi_tool.auth.auth_helpers import AuthScheme, dict_to_auth_scheme
@@ -29,8 +29,6 @@ class OperationEndpoint(BaseModel):
 
 class ParsedOperation(BaseModel):
     """An operation ready to become a :class:`RestApiTool`."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     name: str
     description: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -85,10 +86,9 @@ class RestApiTool(BaseTool):
             else endpoint
         )
         if isinstance(operation, str):
-            import json
-
             operation = json.loads(operation)
-        assert isinstance(operation, dict)
+        if not isinstance(operation, dict):
+            raise TypeError(f"RestApiTool {name!r}: operation must be a dict or its JSON.")
         self.operation: dict[str, Any] = operation
         self.auth_scheme: AuthScheme | None = None
         self.auth_credential: AuthCredential | None = None
