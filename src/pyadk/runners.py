@@ -524,6 +524,7 @@ def _plan_recovery(ctx: InvocationContext, root: BaseAgent) -> bool:
     counters = ctx._counters
     counters.recovering = True
     counters.resume_done = plan.done
+    counters.resume_escalated = plan.escalated
     counters.interrupted_calls = plan.interrupted_calls
     pause.set_resume_targets(ctx, plan.targets)
     return False

@@ -290,3 +290,26 @@ async def test_a_process_killed_mid_payment_resumes_from_its_sqlite_session(tmp_
     assert paid == [500]
     assert texts(finished) == [("payer", "payer done"), ("receipt", "receipt sent")]
     await service.close()
+
+
+async def test_an_exit_loop_stored_just_before_the_interruption_still_ends_its_loop():
+    from pyadk.agents import LoopAgent
+    from pyadk.tools import exit_loop
+
+    log: list[str] = []
+    leaver = LlmAgent(
+        name="leaver",
+        model=FunctionModel(lambda request: log.append("leaver") or function_call("exit_loop")),
+        tools=[exit_loop],
+    )
+    inner = SequentialAgent(name="round", sub_agents=[leaver, said(log, "never", "x")])
+    loop = LoopAgent(name="loop", sub_agents=[inner], max_iterations=3)
+    runner = TestRunner(SequentialAgent(name="job", sub_agents=[loop, said(log, "after", "ok")]))
+    invocation = await interrupt_at(
+        runner, "go", lambda e: bool(e.get_function_responses()) and e.actions.escalate
+    )
+    assert log == ["leaver"]
+    resumed = await runner.resume(invocation)
+    # as without the interruption: the round finishes, then the loop ends
+    assert log == ["leaver", "never", "after"]
+    assert texts(resumed) == [("never", "x"), ("after", "ok")]

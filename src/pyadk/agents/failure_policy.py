@@ -66,6 +66,8 @@ async def run_in_order(
     if counters.resume_targets:
         children = children[resume_start(ctx, children) :]
     for child in children:
+        if stop_on_escalation and counters.resumed_escalation:
+            break
         if state.until_met:
             if not skip_after_until:
                 return
@@ -111,6 +113,11 @@ async def run_in_order(
                 continue
         if until is not None and await holds(until, ctx):
             state.until_met = True
+    if stop_on_escalation and counters.resumed_escalation:
+        # Resuming after an interruption that came right after an escalation below
+        # this loop: the nearest loop ends, as it would have then.
+        counters.resumed_escalation = False
+        state.escalated = True
 
 
 async def run_detached(ctx: InvocationContext, agents: Sequence[BaseAgent]) -> None:

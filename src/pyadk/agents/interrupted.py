@@ -45,6 +45,8 @@ class ResumePlan:
     outcome)."""
     interrupted_calls: dict[str, Event] = field(default_factory=dict)
     """Per target, its model event whose calls got no result."""
+    escalated: set[str] = field(default_factory=set)
+    """The finished targets whose last event escalated (``exit_loop``)."""
 
 
 def plan_resume(session: Session, invocation_id: str, root: BaseAgent) -> ResumePlan:
@@ -111,3 +113,8 @@ def _plan_branch(plan: ResumePlan, invocation_id: str, last: Event, answered: se
         plan.interrupted_calls[agent] = last
     elif last.is_final_response() or last.is_outcome_event():
         plan.done.add(agent)
+        outcome = last.actions.agent_outcome
+        if last.actions.escalate or (
+            outcome is not None and outcome.status is OutcomeStatus.ESCALATED
+        ):
+            plan.escalated.add(agent)

@@ -48,6 +48,10 @@ class _InvocationCounters:
     workflow resumes after them (see :mod:`pyadk.agents.interrupted`)."""
     interrupted_calls: dict[str, Event] = field(default_factory=dict)
     """Per agent, its model event whose calls got no result before the interruption."""
+    resume_escalated: set[str] = field(default_factory=set)
+    """Of ``resume_done``, the agents whose last event escalated (``exit_loop``)."""
+    resumed_escalation: bool = False
+    """A finished target that escalated was skipped: the nearest loop must end."""
     recovering: bool = False
     """This invocation resumes after an interruption (not after a client's answer)."""
     confirmations_handled: set[str] = field(default_factory=set)

@@ -102,6 +102,6 @@ class OutcomeTracker:
 
     def interrupted(self) -> AgentOutcome:
         """The outcome of a run that was cancelled or closed before it ended."""
-        if self.saw_escalation:
+        if self.escalated:  # its own escalation ended it: the run was over
             return self._make(OutcomeStatus.ESCALATED)
         return self._make(OutcomeStatus.CANCELLED, "the run was cancelled before it ended")

@@ -60,6 +60,8 @@ def resume_start(ctx: InvocationContext, children: Sequence[BaseAgent]) -> int:
     targets.discard(child.name)
     if child.name in counters.resume_done:
         counters.resume_done.discard(child.name)
+        if child.name in counters.resume_escalated:
+            counters.resumed_escalation = True
         return index + 1
     return index
 
