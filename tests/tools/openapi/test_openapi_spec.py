@@ -155,6 +155,14 @@ def test_an_operation_parameter_overrides_the_path_items_and_clashing_names_get_
     assert schema["required"] == ["id"]
 
 
+def test_only_safe_methods_are_idempotent():
+    toolset = OpenAPIToolset(
+        spec_dict=_spec({"/a": {"get": {"operationId": "read"}, "post": {"operationId": "write"}}})
+    )
+    assert toolset.get_tool("read").idempotent is True
+    assert toolset.get_tool("write").idempotent is False
+
+
 def test_optional_security_needs_no_credential():
     spec = _spec(
         {"/open": {"get": {"operationId": "open", "security": [{}, {"key": []}]}}},

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from pyadk.agents.readonly_context import ReadonlyContext
     from pyadk.tools.tool_context import ToolContext
 
+_SAFE_METHODS = frozenset({"get", "head", "options", "trace"})
 _BODY_SNIPPET = 1000
 """Characters of an error response's body the model is shown."""
 
@@ -79,12 +80,15 @@ class RestApiTool(BaseTool):
         timeout: Timeout = None,
         preserve_property_names: bool = False,
     ) -> None:
-        super().__init__(name=name[:_MAX_TOOL_NAME_LENGTH], description=description)
-        self.endpoint = (
-            OperationEndpoint.model_validate_json(endpoint)
-            if isinstance(endpoint, str)
-            else endpoint
+        if isinstance(endpoint, str):
+            endpoint = OperationEndpoint.model_validate_json(endpoint)
+        super().__init__(
+            name=name[:_MAX_TOOL_NAME_LENGTH],
+            description=description,
+            # HTTP's safe methods: a call cut off by a crash may run again on resume
+            idempotent=endpoint.method.lower() in _SAFE_METHODS,
         )
+        self.endpoint = endpoint
         if isinstance(operation, str):
             operation = json.loads(operation)
         if not isinstance(operation, dict):
