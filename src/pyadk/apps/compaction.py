@@ -53,8 +53,16 @@ async def run_compaction(
     if not to_compact or not _worth_compacting(events, to_compact, app.root_agent.name):
         return None
     summary = await _summarize(config, app.root_agent, to_compact)
-    if summary is not None:
-        await session_service.append_event(session, summary)
+    if summary is None:
+        return None
+    if summary.actions.compaction is None:
+        logger.warning(
+            "Events summarizer %s returned an event without actions.compaction; ignored.",
+            type(config.summarizer).__name__,
+        )
+        return None
+    summary.content = None  # the summary lives in actions.compaction only
+    await session_service.append_event(session, summary)
     return summary
 
 

@@ -83,21 +83,22 @@ def build_contents(
         if cached is not None and cached.continues(events):
             tail = events[cached.count :]
             new = _visible(tail, branch)
+            # A compaction event has no content: the usual tail, all visible, has none.
             if _responses_follow_calls(new, previous=cached.last_visible) and (
-                cached.extends_with(tail)
+                (len(new) == len(tail) and cached.compacted_until is None)
+                or cached.extends_with(tail)
             ):
                 _extend(cached, events, new, agent_name)
                 _history_cache.grew(cache_key, cached)
                 return list(cached.contents)
+    visible = _visible(events, branch)
     compacted_until: float | None = None
-    source = events
-    for event in events:  # summaries replace compacted ranges (rare: a loop, no import)
-        if event.actions.compaction is not None:
-            from pyadk.flows.processors.compacted_history import apply_compaction
+    # A compaction event has no content: when every event is visible, there is none.
+    if len(visible) != len(events) and _has_compaction(events):
+        from pyadk.flows.processors.compacted_history import apply_compaction
 
-            source, compacted_until = apply_compaction(events, agent_name)
-            break
-    visible = _visible(source, branch)
+        compacted, compacted_until = apply_compaction(events, agent_name)
+        visible = _visible(compacted, branch)
     if current_turn_only:
         visible = visible[_current_turn_start(visible, agent_name) :]
     elif (
@@ -124,6 +125,10 @@ def _visible(events: Sequence[Event], branch: str | None) -> list[Event]:
     if not branch:  # every branch is visible from the root
         return [e for e in events if _has_content(e)]
     return [e for e in events if _has_content(e) and belongs_to_branch(branch, e.branch)]
+
+
+def _has_compaction(events: Sequence[Event]) -> bool:
+    return any(event.actions.compaction is not None for event in events if event.content is None)
 
 
 def _extend(
