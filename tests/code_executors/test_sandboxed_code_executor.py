@@ -140,6 +140,26 @@ def test_writes_outside_the_working_directory_fail(tmp_path: Path) -> None:
     assert victim.read_text() == "keep"
 
 
+def test_patching_modules_or_builtins_does_not_lift_the_guard(tmp_path: Path) -> None:
+    target = tmp_path / "escaped.txt"
+    code = (
+        "import builtins, os, posixpath, sys\n"
+        "os.path.realpath = posixpath.realpath = lambda path, **kw: os.getcwd()\n"
+        "os.fspath = lambda path: 'inside.txt'\n"
+        "builtins.isinstance = lambda *args: True\n"
+        "sys.modules['__main__'].__dict__.clear()\n"
+        f"open({str(target)!r}, 'w').write('x')\n"
+    )
+    assert "not allowed in the sandbox" in run(code).stderr
+    assert not target.exists()
+    assert "gc.get_objects is disabled" in run("import gc; gc.get_objects()").stderr
+
+
+def test_the_process_back_door_is_closed() -> None:
+    result = run("import _posixsubprocess; _posixsubprocess.fork_exec")
+    assert "AttributeError" in result.stderr
+
+
 def test_the_working_directory_is_writable_and_removed_afterwards() -> None:
     result = run(
         "import os, tempfile\n"

@@ -9,12 +9,19 @@ written to escape it (``ctypes`` can reach the C library directly). The kernel
 namespaces the parent adds, where available, are.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import resource
 import socket
 import sys
 import traceback
+
+TYPE_CHECKING = False  # not typing's: importing typing would slow every run down
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 _PROCESS_EVENTS = frozenset(
     {
@@ -85,63 +92,121 @@ def _apply_limits(limits: dict[str, int | None]) -> None:
         resource.setrlimit(which, (value, ceiling))
 
 
-class _Guard:
-    def __init__(self, workdir: str) -> None:
-        self.workdir = os.path.realpath(workdir)
+def _make_guard(workdir: str) -> Callable[[str, tuple[Any, ...]], None]:
+    """The audit hook. Everything it uses is bound here, as C functions and locals, so
+    that the code cannot change its behaviour by patching modules, builtins or classes
+    (its closure is not reachable: the gc look-ups that could find it are refused)."""
+    lstat, readlink, getcwd, fspath = os.lstat, os.readlink, os.getcwd, os.fspath
+    is_int, is_str, is_bytes = int, str, bytes
+    isinstance_, any_, len_, refused = isinstance, any, len, PermissionError
+    devnull, af_unix, write_flags = os.devnull, socket.AF_UNIX, _WRITE_FLAGS
+    process_events, network_events = _PROCESS_EVENTS, _NETWORK_EVENTS
+    path_events, dir_fd_last = _PATH_EVENTS, _DIR_FD_LAST
+    introspection = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
 
-    def _writable(self, path: object, dir_fd: object = None) -> bool:
-        if isinstance(path, int):
-            return True  # an open file: checked when it was opened
+    def resolve(name: str) -> str:
+        """The absolute path with symbolic links resolved (as far as the path exists)."""
+        if not name.startswith("/"):
+            name = getcwd() + "/" + name
+        pending = name.split("/")[::-1]
+        resolved = ""
+        links = 0
+        while pending:
+            part = pending.pop()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                resolved = resolved.rpartition("/")[0]
+                continue
+            candidate = resolved + "/" + part
+            try:
+                mode = lstat(candidate).st_mode
+            except OSError:
+                resolved = candidate
+                continue
+            if mode & 0o170000 != 0o120000:
+                resolved = candidate
+                continue
+            links += 1
+            if links > 40:
+                raise refused("Too many symbolic links in the sandbox.")
+            target = readlink(candidate)
+            if target.startswith("/"):
+                resolved = ""
+            pending.extend(target.split("/")[::-1])
+        return resolved or "/"
+
+    root = resolve(workdir)
+
+    def text(path: Any) -> str | None:
         try:
-            name = os.fsdecode(path)  # type: ignore[arg-type]
+            value = fspath(path)
         except TypeError:
-            return False
-        if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(name):
-            base = os.readlink(f"/proc/self/fd/{dir_fd}")
-            name = os.path.join(base, name)
-        if name == os.devnull:
-            return True
-        real = os.path.realpath(name)
-        return real == self.workdir or real.startswith(self.workdir + os.sep)
+            return None
+        if isinstance_(value, is_bytes):
+            return value.decode("utf-8", "surrogateescape")
+        return value if isinstance_(value, is_str) else None
 
-    def _refuse_write(self, path: object) -> None:
-        raise PermissionError(
-            f"Writing to {os.fsdecode(path)!r} is not allowed in the sandbox: only the "  # type: ignore[arg-type]
-            f"working directory {self.workdir!r} is writable."
-        )
+    def check(path: Any, dir_fd: Any = None) -> None:
+        if isinstance_(path, is_int):
+            return  # an open file: checked when it was opened
+        name = text(path)
+        if name is None:
+            raise refused(f"Cannot check the path {path!r} in the sandbox.")
+        if isinstance_(dir_fd, is_int) and dir_fd >= 0 and not name.startswith("/"):
+            name = readlink(f"/proc/self/fd/{dir_fd}") + "/" + name
+        if name == devnull:
+            return
+        real = resolve(name)
+        if real != root and not real.startswith(root + "/"):
+            raise refused(
+                f"Writing to {name!r} is not allowed in the sandbox: only the working "
+                f"directory {root!r} is writable."
+            )
 
-    def __call__(self, event: str, args: tuple[object, ...]) -> None:
+    def guard(event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
             path, mode, flags = args
-            writes = (
-                any(c in mode for c in "wax+")
-                if isinstance(mode, str)
-                else isinstance(flags, int) and flags & _WRITE_FLAGS
-            )
-            if writes and not self._writable(path):
-                self._refuse_write(path)
-        elif event == "socket.__new__":
-            if args[1] != socket.AF_UNIX:
-                raise PermissionError("Network access is disabled in the sandbox.")
-        elif event in _NETWORK_EVENTS:
-            raise PermissionError("Network access is disabled in the sandbox.")
-        elif event in _PROCESS_EVENTS:
-            raise PermissionError(f"Starting processes ({event}) is disabled in the sandbox.")
-        elif event == "resource.setrlimit" or (event == "resource.prlimit" and args[2] is not None):
-            raise PermissionError("Changing resource limits is disabled in the sandbox.")
-        elif event in _PATH_EVENTS:
-            dir_fd = args[-1] if event in _DIR_FD_LAST else None
-            if not self._writable(args[0], dir_fd):
-                self._refuse_write(args[0])
-        elif event in ("os.rename", "os.link", "os.symlink"):
-            if event == "os.rename":
-                src_fd, dst_fd = args[2], args[3]
-                targets = [(args[0], src_fd), (args[1], dst_fd)]
+            if isinstance_(mode, is_str):
+                writes = any_(c in mode for c in "wax+")
             else:
-                targets = [(args[1], args[-1] if event == "os.symlink" else args[3])]
-            for target, fd in targets:
-                if not self._writable(target, fd):
-                    self._refuse_write(target)
+                writes = isinstance_(flags, is_int) and flags & write_flags != 0
+            if writes:
+                check(path)
+        elif event == "socket.__new__":
+            if args[1] != af_unix:
+                raise refused("Network access is disabled in the sandbox.")
+        elif event in network_events:
+            raise refused("Network access is disabled in the sandbox.")
+        elif event in process_events:
+            raise refused(f"Starting processes ({event}) is disabled in the sandbox.")
+        elif event == "resource.setrlimit" or (event == "resource.prlimit" and args[2] is not None):
+            raise refused("Changing resource limits is disabled in the sandbox.")
+        elif event in introspection:
+            raise refused(f"{event} is disabled in the sandbox.")
+        elif event in path_events:
+            check(args[0], args[len_(args) - 1] if event in dir_fd_last else None)
+        elif event == "os.rename":
+            check(args[0], args[2])
+            check(args[1], args[3])
+        elif event == "os.link":
+            check(args[1], args[3])
+        elif event == "os.symlink":
+            check(args[1], args[2])
+
+    return guard
+
+
+def _close_process_back_doors() -> None:
+    """``_posixsubprocess.fork_exec`` starts processes without an audit event: import
+    ``subprocess`` (which keeps a reference) now, then remove both references."""
+    import _posixsubprocess
+    import subprocess
+
+    for module in (_posixsubprocess, subprocess):
+        for name in ("fork_exec", "_fork_exec"):
+            if hasattr(module, name):
+                delattr(module, name)
 
 
 def _run(source: str) -> None:
@@ -170,8 +235,8 @@ def main() -> None:
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the program's stdin: empty
     os.chdir(config["workdir"])
     _apply_limits(config["limits"])
-    os.path.realpath(".")  # warm up what the hook uses
-    sys.addaudithook(_Guard(config["workdir"]))
+    _close_process_back_doors()
+    sys.addaudithook(_make_guard(config["workdir"]))
     _run(source)
 
 
