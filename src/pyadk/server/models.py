@@ -11,6 +11,7 @@ from pyadk import types
 from pyadk.agents.budget import Budget
 from pyadk.agents.run_config import RunConfig, StreamingMode
 from pyadk.events.event import Event
+from pyadk.sessions.state import State
 
 
 class _Request(BaseModel):
@@ -83,6 +84,26 @@ class CreateSessionRequest(_Request):
     state: dict[str, Any] | None = None
     events: list[Event] | None = None
     """Events to import into the new session, in order."""
+
+
+class UpdateSessionRequest(_Request):
+    """Body of ``PATCH /apps/{app}/users/{user}/sessions/{id}`` (google-adk's
+    UpdateSessionRequest): ``{"stateDelta": {...}}``, applied without running the agent."""
+
+    state_delta: dict[str, Any]
+
+    @field_validator("state_delta")
+    @classmethod
+    def _storable(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if not value:
+            raise ValueError('stateDelta is empty: give the keys to set, e.g. {"topic": "tea"}')
+        temp = sorted(key for key in value if key.startswith(State.TEMP_PREFIX))
+        if temp:
+            raise ValueError(
+                f"temp: keys live for one invocation and are never stored, so a session "
+                f"update cannot set them: {', '.join(temp)}"
+            )
+        return value
 
 
 class LiveRequest(_Request):

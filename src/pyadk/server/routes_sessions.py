@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import JSONResponse
 
+from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions
 from pyadk.server.context import ServerContext
-from pyadk.server.models import CreateSessionRequest
+from pyadk.server.models import CreateSessionRequest, UpdateSessionRequest
 from pyadk.server.security import require_user
+from pyadk.server.turn_start import conflict_error
+from pyadk.sessions.errors import SessionConflictError
 from pyadk.sessions.session import Session
 
 SESSIONS = "/apps/{app_name}/users/{user_id}/sessions"
@@ -73,6 +78,30 @@ def make_router(ctx: ServerContext) -> APIRouter:
         body = body or CreateSessionRequest()
         session = await _create(ctx, app_name, user_id, body.session_id, body.state, body)
         return JSONResponse(session_json(session))
+
+    @router.patch(SESSIONS + "/{session_id}")
+    async def update_session(
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        body: UpdateSessionRequest,
+        request: Request,
+    ) -> JSONResponse:
+        """Applies ``stateDelta`` without running the agent: a ``user`` event holding
+        only the delta is appended. 409 while a turn holds the session (nothing written)."""
+        require_user(request, user_id)
+        ctx.require_app(app_name)
+        session = await ctx.session(app_name, user_id, session_id)
+        event = Event(
+            invocation_id=f"p-{uuid.uuid4()}",
+            author="user",
+            actions=EventActions(state_delta=body.state_delta),
+        )
+        try:
+            await ctx.session_service.append_event(session, event)
+        except SessionConflictError as exc:  # a turn holds it, or another writer was first
+            raise conflict_error(exc) from exc
+        return JSONResponse(session_json(await ctx.session(app_name, user_id, session_id)))
 
     @router.delete(SESSIONS + "/{session_id}")
     async def delete_session(
