@@ -2,9 +2,10 @@
 
 As google-adk does it: each sub-directory of ``agents_dir`` is an app; ``agents_dir``
 goes on ``sys.path`` and the app is imported by its directory name, so relative
-imports inside it work. ``root_agent`` is looked up in ``<app>/__init__.py`` then in
-``<app>/agent.py``. The app's ``.env`` (or ``agents_dir/.env``) is loaded first;
-variables already set in the environment win. Loaded agents are cached per app.
+imports inside it work. ``app`` (a :class:`pyadk.apps.App`), else ``root_agent``, is
+looked up in ``<app>/__init__.py`` then in ``<app>/agent.py``. The app's ``.env`` (or
+``agents_dir/.env``) is loaded first; variables already set in the environment win.
+Loaded agents are cached per app.
 
 Differences from google-adk, on purpose: directories without ``agent.py`` or
 ``__init__.py``, or whose name is not a Python identifier, are not listed (see
@@ -24,8 +25,12 @@ import threading
 import traceback
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from pyadk.agents.base_agent import BaseAgent
+
+if TYPE_CHECKING:
+    from pyadk.apps.app import App
 
 _IGNORED_DIRS = {"__pycache__", "node_modules", "venv", ".venv"}
 _LOADED_FROM: dict[str, Path] = {}
@@ -54,6 +59,7 @@ class AgentLoader:
         if not self.agents_dir.is_dir():
             raise FileNotFoundError(f"Agents directory not found: {self.agents_dir}")
         self._cache: dict[str, BaseAgent] = {}
+        self._apps: dict[str, App] = {}
 
     def list_apps(self) -> list[str]:
         """The app names, sorted: sub-directories that hold an agent."""
@@ -76,8 +82,16 @@ class AgentLoader:
                 found[path.name] = None
         return found
 
+    def load_app(self, app_name: str) -> App | None:
+        """The ``App`` the app's module exports as ``app`` (None when it exports only a
+        ``root_agent``); raises like :meth:`load_agent`."""
+        with _IMPORT_LOCK:
+            self.load_agent(app_name)
+            return self._apps.get(app_name)
+
     def load_agent(self, app_name: str) -> BaseAgent:
-        """The app's root agent; raises AppNotFoundError or AgentLoadError."""
+        """The app's root agent (an exported ``App``'s ``root_agent``); raises
+        AppNotFoundError or AgentLoadError."""
         with _IMPORT_LOCK:
             cached = self._cache.get(app_name)
             if cached is not None:
@@ -101,6 +115,7 @@ class AgentLoader:
             names = [app_name] if app_name else list(self._cache)
             for name in names:
                 self._cache.pop(name, None)
+                self._apps.pop(name, None)
                 _forget_modules(name, self.agents_dir / name)
 
     def _import_root_agent(self, name: str, app_dir: Path) -> BaseAgent:
@@ -117,14 +132,18 @@ class AgentLoader:
         source = candidates[-1][1]
         for module_name, file in candidates:
             module = self._import(module_name, name, app_dir)
-            agent = getattr(module, "root_agent", None)
+            app = _exported_app(module)
+            if app is not None:
+                self._apps[name] = app
+            agent = app.root_agent if app is not None else getattr(module, "root_agent", None)
             if agent is not None:
                 source = file
                 break
         _LOADED_FROM[name] = app_dir
         if agent is None:
             raise AgentLoadError(
-                f"No root_agent in app {name!r}: define `root_agent = LlmAgent(...)` in "
+                f"No root_agent in app {name!r}: define `root_agent = LlmAgent(...)` "
+                "(or `app = App(...)`) in "
                 f"{app_dir / 'agent.py'} or {app_dir / '__init__.py'}.",
                 app_name=name,
                 file=source,
@@ -159,6 +178,16 @@ class AgentLoader:
                 file=app_dir,
             )
         return module
+
+
+def _exported_app(module: ModuleType) -> App | None:
+    """The module's ``app`` when it is a pyadk App (a FastAPI ``app`` is not)."""
+    candidate = getattr(module, "app", None)
+    if candidate is None:
+        return None
+    from pyadk.apps.app import App
+
+    return candidate if isinstance(candidate, App) else None
 
 
 def _location(module: ModuleType) -> Path | None:
