@@ -149,6 +149,18 @@ async def test_stateful_executor_gets_the_session_id_stateless_none() -> None:
     assert stateless.inputs[0].execution_id is None
 
 
+async def test_a_stateful_sandbox_keeps_variables_across_blocks_of_a_session() -> None:
+    executor = SandboxedCodeExecutor(stateful=True)
+    model = ScriptedModel(["```python\ntotal = 40\n```", "```python\nprint(total + 2)\n```", "42"])
+    try:
+        events = await TestRunner(LlmAgent(name="a", model=model, code_executor=executor)).run("go")
+    finally:
+        executor.close()
+    results = [_last_part(e).code_execution_result for e in events if e.content]
+    outputs = [r.output for r in results if r is not None]
+    assert outputs == ["Code execution result:\n\n", "Code execution result:\n42\n\n"]
+
+
 async def test_output_files_become_artifacts() -> None:
     code = "```python\nopen('result.csv', 'w').write('a,b\\n1,2\\n')\n```"
     model = ScriptedModel([code, "saved"])
@@ -280,11 +292,15 @@ def test_code_executor_field_is_typed() -> None:
         LlmAgent(name="a", code_executor="python")  # type: ignore[arg-type]
 
 
-def test_optimize_data_file_is_refused() -> None:
+async def test_optimize_data_file_is_refused() -> None:
     with pytest.raises(ValueError, match="optimize_data_file"):
         SandboxedCodeExecutor(optimize_data_file=True)
     with pytest.raises(ValueError, match="optimize_data_file"):
         UnsafeLocalCodeExecutor(optimize_data_file=True)
+    custom = RecordingExecutor(optimize_data_file=True)
+    agent = LlmAgent(name="data", model=ScriptedModel(["hi"]), code_executor=custom)
+    with pytest.raises(ValueError, match="Agent 'data': optimize_data_file=True is not supported"):
+        await TestRunner(agent).run("hi")
 
 
 def test_file_dataclass() -> None:

@@ -226,11 +226,64 @@ def test_input_and_output_files(tmp_path: Path) -> None:
     assert result.output_files == [File(name="count.txt", content=b"3", mime_type="text/plain")]
 
 
-def test_stateful_is_refused() -> None:
-    with pytest.raises(ValueError, match="cannot be stateful"):
-        SandboxedCodeExecutor(stateful=True)
+def test_unsafe_local_executor_cannot_be_stateful() -> None:
     with pytest.raises(ValueError, match="stateful=True"):
         UnsafeLocalCodeExecutor(stateful=True)
+
+
+def test_stateful_sessions_keep_variables_and_files_per_execution_id() -> None:
+    executor = SandboxedCodeExecutor(stateful=True)
+    try:
+
+        def run_in(session: str, code: str) -> CodeExecutionResult:
+            return executor.execute_code(None, CodeExecutionInput(code=code, execution_id=session))
+
+        assert run_in("a", "x = 41\nopen('notes.txt', 'w').write('kept')").stderr == ""
+        result = run_in("a", "print(x + 1, open('notes.txt').read())")
+        assert result.stdout == "42 kept\n" and result.output_files == []  # nothing changed
+        assert "NameError" in run_in("b", "print(x)").stderr  # another session
+        # Errors, sys.exit and guard refusals do not end the session.
+        assert "ZeroDivisionError" in run_in("a", "1/0").stderr
+        assert run_in("a", "import sys; sys.exit(2)").exit_code == 2
+        assert "disabled" in run_in("a", "import socket; socket.socket()").stderr
+        assert run_in("a", "print(x)").stdout == "41\n"
+        # Without an execution id, a block runs on its own.
+        alone = executor.execute_code(None, CodeExecutionInput(code="print(x)"))
+        assert "NameError" in alone.stderr
+    finally:
+        executor.close()
+
+
+def test_a_stateful_session_ends_on_timeout_and_starts_afresh() -> None:
+    executor = SandboxedCodeExecutor(stateful=True, timeout_seconds=1)
+    try:
+        first = CodeExecutionInput(code="x = 1", execution_id="s")
+        assert executor.execute_code(None, first).stderr == ""
+        loop = CodeExecutionInput(code="while True: pass", execution_id="s")
+        result = executor.execute_code(None, loop)
+        assert result.stderr.startswith("Code execution timed out after 1 seconds.")
+        assert "variables are lost" in result.stderr
+        after = executor.execute_code(None, CodeExecutionInput(code="print(x)", execution_id="s"))
+        assert "NameError" in after.stderr
+    finally:
+        executor.close()
+
+
+def test_stateful_sessions_are_bounded_and_closed() -> None:
+    executor = SandboxedCodeExecutor(stateful=True, max_sessions=1)
+    where = executor.execute_code(
+        None, CodeExecutionInput(code="import os; print(os.getcwd())", execution_id="one")
+    )
+    workdir = Path(where.stdout.strip())
+    assert workdir.exists()
+    executor.execute_code(None, CodeExecutionInput(code="pass", execution_id="two"))
+    assert not workdir.exists()  # "one" was stopped to make room
+    again = executor.execute_code(None, CodeExecutionInput(code="x = 1", execution_id="two"))
+    assert again.stderr == ""
+    executor.close()
+    lost = executor.execute_code(None, CodeExecutionInput(code="print(x)", execution_id="two"))
+    assert "NameError" in lost.stderr
+    executor.close()
 
 
 def test_each_run_starts_from_nothing() -> None:

@@ -209,12 +209,16 @@ def _close_process_back_doors() -> None:
                 delattr(module, name)
 
 
-def _run(source: str) -> None:
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+def _run(source: str, namespace: dict[str, Any]) -> int:
+    """Runs ``source`` in ``namespace``; the exit status (a traceback on stderr for 1)."""
     try:
         exec(compile(source, "<code>", "exec"), namespace)
-    except SystemExit:
-        raise
+    except SystemExit as stop:
+        code = stop.code
+        if code is None or isinstance(code, int):
+            return code or 0
+        sys.stderr.write(f"{code}\n")
+        return 1
     except BaseException as exc:
         tb = exc.__traceback__
         report = traceback.TracebackException(type(exc), exc, tb.tb_next if tb else None)
@@ -225,19 +229,92 @@ def _run(source: str) -> None:
         sys.stderr.write("".join(report.format()))
         if isinstance(exc, MemoryError):
             sys.stderr.write("The sandbox's memory limit was reached.\n")
-        sys.exit(1)
+        return 1
+    return 0
+
+
+class _CappedText:
+    """A text stream keeping the first ``cap`` bytes written (stdout of one block)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.truncated = False
+
+    def write(self, text: str) -> int:
+        data = text.encode("utf-8", "replace")
+        room = self.cap - self.size
+        if len(data) > room:
+            self.truncated = True
+            data = data[: max(room, 0)]
+        self.parts.append(data)
+        self.size += len(data)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def value(self) -> str:
+        return b"".join(self.parts).decode("utf-8", "replace")
+
+
+def _serve(config: dict[str, Any]) -> None:
+    """Stateful mode: runs framed blocks from stdin in one namespace until stdin ends.
+
+    A request is ``<length>\\n<source>``; a response, on the process's original stdout,
+    ``<length>\\n<json>`` with the block's stdout, stderr and exit status. The code's own
+    file descriptors 0-2 point to /dev/null.
+    """
+    requests = os.fdopen(os.dup(0), "rb")
+    responses = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - the program's stdin: empty
+    cap = config["max_output_bytes"]
+    _enter(config)
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": __builtins__}
+    while header := requests.readline():
+        source = requests.read(int(header)).decode("utf-8", "replace")
+        out, err = _CappedText(cap), _CappedText(cap)
+        sys.stdout, sys.stderr = out, err
+        status = _run(source, namespace)
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        reply = {
+            "stdout": out.value(),
+            "stderr": err.value(),
+            "exit_code": status,
+            "stdout_truncated": out.truncated,
+            "stderr_truncated": err.truncated,
+        }
+        data = json.dumps(reply).encode()
+        responses.write(b"%d\n" % len(data) + data)
+        responses.flush()
+
+
+def _enter(config: dict[str, Any]) -> None:
+    """Limits, then the guard: from here on the sandbox's rules hold."""
+    os.chdir(config["workdir"])
+    _apply_limits(config["limits"])
+    _close_process_back_doors()
+    sys.addaudithook(_make_guard(config["workdir"]))
 
 
 def main() -> None:
     config = json.loads(sys.argv[1])
     del sys.argv[1:]
+    if config.get("serve"):
+        _serve(config)
+        return
     source = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the program's stdin: empty
-    os.chdir(config["workdir"])
-    _apply_limits(config["limits"])
-    _close_process_back_doors()
-    sys.addaudithook(_make_guard(config["workdir"]))
-    _run(source)
+    _enter(config)
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": __builtins__}
+    sys.exit(_run(source, namespace))
 
 
 if __name__ == "__main__":

@@ -13,12 +13,14 @@ import stat
 import subprocess
 import sys
 import tempfile
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from pyadk.code_executors._process import ProcessOutput, run_child
+from pyadk.code_executors._sandbox_sessions import SandboxSession, SandboxSessions, SessionLost
 from pyadk.code_executors.base_code_executor import BaseCodeExecutor
 from pyadk.code_executors.code_execution_utils import (
     CodeExecutionInput,
@@ -62,15 +64,20 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
     creation, connections and name look-ups are refused by an audit hook installed before
     the code runs; on Linux, where unprivileged user namespaces are allowed, the child
     also runs in an empty network namespace), no new processes, and capped output.
-    Files the code leaves in its directory come back as ``output_files`` (saved as
-    artifacts by the flow).
+    Files the code creates or changes in its directory come back as ``output_files``
+    (saved as artifacts by the flow).
+
+    Stateless by default: every block starts from nothing. With ``stateful=True`` the
+    blocks of one session (``execution_id``) run one after another in one long-lived
+    sandboxed process and share variables and the working directory; ``cpu_seconds``
+    then counts for the whole session, and a timeout or crash ends the session (the
+    next block starts afresh). At most ``max_sessions`` such processes are kept (the
+    least recently used is stopped); :meth:`close` stops them all.
 
     The in-process guards stop accidents and careless code, not code crafted to escape
     (e.g. through ``ctypes``): for hostile code add a container or VM around the agent.
-    Not stateful: every block starts from nothing (``stateful=True`` raises).
     """
 
-    stateful: bool = Field(default=False, frozen=True, exclude=True)
     optimize_data_file: bool = Field(default=False, frozen=True, exclude=True)
     timeout_seconds: float | None = Field(default=30.0, gt=0)
     """Wall-clock seconds one run may take before it is killed."""
@@ -91,19 +98,19 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
     """Extra environment variables for the code (nothing else is inherited)."""
     use_namespaces: bool = True
     """Also isolate the network with a user + network namespace where available."""
+    max_sessions: int = Field(default=8, gt=0)
+    """Stateful sessions (worker processes) kept at once."""
+
+    _sessions: SandboxSessions = PrivateAttr(default_factory=SandboxSessions)
 
     def __init__(self, **data: Any) -> None:
-        if data.get("stateful"):
-            raise ValueError(
-                "SandboxedCodeExecutor cannot be stateful: every code block runs in a new "
-                "process. Keep stateful=False (the model can recompute or write files)."
-            )
         if data.get("optimize_data_file"):
             raise ValueError(
                 "optimize_data_file=True is not supported by pyadk's code executors; pass "
                 "data as CodeExecutionInput.input_files instead."
             )
         super().__init__(**data)
+        weakref.finalize(self, self._sessions.close)  # at the latest when Python exits
 
     def execute_code(
         self,
@@ -111,8 +118,12 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
         code_execution_input: CodeExecutionInput,
     ) -> CodeExecutionResult:
         """Runs the code in the sandbox (blocking; the flow calls it from a thread)."""
+        execution_id = code_execution_input.execution_id
+        if self.stateful and execution_id:
+            return self._execute_in_session(execution_id, code_execution_input)
         with tempfile.TemporaryDirectory(prefix="pyadk-code-") as workdir:
-            inputs = _write_input_files(workdir, code_execution_input.input_files)
+            _write_input_files(workdir, code_execution_input.input_files)
+            before = _file_states(workdir)
             output = run_child(
                 self._argv(workdir),
                 code=code_execution_input.code,
@@ -121,10 +132,54 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
                 timeout=self.timeout_seconds,
                 max_output_bytes=self.max_output_bytes,
             )
-            files = self._output_files(workdir, inputs)
+            files = self._output_files(workdir, before)
         return self._result(output, files)
 
-    def _argv(self, workdir: str) -> list[str]:
+    def close(self) -> None:
+        """Stops the stateful sessions' processes and removes their directories."""
+        self._sessions.close()
+
+    def _execute_in_session(
+        self, execution_id: str, code_input: CodeExecutionInput
+    ) -> CodeExecutionResult:
+        session = self._sessions.get(execution_id, self.max_sessions, self._start_session)
+        with session.lock:
+            _write_input_files(session.path, code_input.input_files)
+            before = _file_states(session.path)
+            try:
+                reply = session.run(code_input.code, self.timeout_seconds)
+            except SessionLost as lost:
+                self._sessions.discard(execution_id, session)
+                return CodeExecutionResult(
+                    stderr=f"{lost} The session's variables are lost: the next block starts "
+                    "afresh.",
+                    exit_code=session.process.returncode,
+                )
+            files = self._output_files(session.path, before)
+        output = ProcessOutput(
+            stdout=reply["stdout"],
+            stderr=reply["stderr"],
+            exit_code=reply["exit_code"],
+            timed_out=False,
+            stdout_truncated=reply["stdout_truncated"],
+            stderr_truncated=reply["stderr_truncated"],
+        )
+        return self._result(output, files)
+
+    def _start_session(self) -> SandboxSession:
+        workdir = tempfile.TemporaryDirectory(prefix="pyadk-code-")
+        process = subprocess.Popen(
+            self._argv(workdir.name, serve=True),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=self._child_env(workdir.name),
+            cwd=workdir.name,
+            start_new_session=True,
+        )
+        return SandboxSession(process=process, workdir=workdir)
+
+    def _argv(self, workdir: str, *, serve: bool = False) -> list[str]:
         cpu = self.cpu_seconds
         if cpu is None:
             cpu = math.ceil(self.timeout_seconds) + 1 if self.timeout_seconds else 60
@@ -134,7 +189,14 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
             "file_size_bytes": self.max_file_size_mb * _MB,
             "open_files": self.max_open_files,
         }
-        config = json.dumps({"workdir": workdir, "limits": limits})
+        config = json.dumps(
+            {
+                "workdir": workdir,
+                "limits": limits,
+                "serve": serve,
+                "max_output_bytes": self.max_output_bytes,
+            }
+        )
         argv = [sys.executable, "-I", "-B", "-X", "utf8", _CHILD, config]
         if self.use_namespaces and namespaces_available():
             unshare = shutil.which("unshare")
@@ -157,29 +219,22 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
         env.update(self.env)
         return env
 
-    def _output_files(self, workdir: str, inputs: dict[str, bytes]) -> list[File]:
-        """Regular files the code left in its directory (symlinks are never followed)."""
+    def _output_files(self, workdir: str, before: dict[str, tuple[int, int]]) -> list[File]:
+        """Regular files the code created or changed (symlinks are never followed)."""
         files: list[File] = []
         if not self.max_output_files:
             return files
-        for root, dirs, names in os.walk(workdir, followlinks=False):
-            dirs.sort()
-            for name in sorted(names):
-                path = os.path.join(root, name)
-                relative = os.path.relpath(path, workdir)
-                try:
-                    info = os.lstat(path)
-                    if not stat.S_ISREG(info.st_mode) or info.st_size > self.max_output_file_bytes:
-                        continue
-                    data = Path(path).read_bytes()
-                except OSError:
-                    continue
-                if inputs.get(relative) == data:
-                    continue  # an input file, unchanged
-                mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
-                files.append(File(name=relative, content=data, mime_type=mime))
-                if len(files) >= self.max_output_files:
-                    return files
+        for relative, state in _file_states(workdir).items():
+            if before.get(relative) == state or state[0] > self.max_output_file_bytes:
+                continue
+            try:
+                data = Path(workdir, relative).read_bytes()
+            except OSError:
+                continue
+            mime = mimetypes.guess_type(relative)[0] or "application/octet-stream"
+            files.append(File(name=relative, content=data, mime_type=mime))
+            if len(files) >= self.max_output_files:
+                break
         return files
 
     def _result(self, output: ProcessOutput, files: list[File]) -> CodeExecutionResult:
@@ -205,14 +260,26 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
         )
 
 
-def _write_input_files(workdir: str, files: list[File]) -> dict[str, bytes]:
-    """Writes the input files into ``workdir``; returns their contents by name."""
-    written: dict[str, bytes] = {}
+def _file_states(workdir: str) -> dict[str, tuple[int, int]]:
+    """(size, modification time) of each regular file under ``workdir``, by path."""
+    states: dict[str, tuple[int, int]] = {}
+    for root, dirs, names in os.walk(workdir, followlinks=False):
+        dirs.sort()
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                states[os.path.relpath(path, workdir)] = (info.st_size, info.st_mtime_ns)
+    return states
+
+
+def _write_input_files(workdir: str, files: list[File]) -> None:
+    """Writes the input files into ``workdir``."""
     for file in files:
         name = os.path.basename(file.name)
         if not name or name in (".", ".."):
             raise ValueError(f"Input file name {file.name!r} is not a plain file name.")
-        data = file_bytes(file.content)
-        Path(workdir, name).write_bytes(data)
-        written[name] = data
-    return written
+        Path(workdir, name).write_bytes(file_bytes(file.content))
