@@ -147,3 +147,15 @@ def test_an_open_call_ends_the_window_unless_it_can_never_be_answered() -> None:
     # A long-running call may still be answered: it keeps blocking.
     waiting = old[1].model_copy(update={"long_running_tool_ids": {"c1"}})
     assert self_contained_prefix([old[0], waiting], [old[0], waiting, *newer]) == old[:1]
+
+
+def test_prompt_tokens_come_from_the_latest_usage_since_the_last_summary() -> None:
+    from pyadk.apps.compaction import latest_prompt_token_count
+
+    answered = _text("a", 2, "agent").model_copy(
+        update={"usage_metadata": types.UsageMetadata(prompt_token_count=1234)}
+    )
+    assert latest_prompt_token_count([_text("q", 1), answered], "agent") == 1234
+    # Counts before a summary describe a prompt it replaced: estimated instead (4 chars).
+    events = [_text("q", 1), answered, _summary("S" * 40, 1, 2, 3), _text("x" * 400, 4)]
+    assert latest_prompt_token_count(events, "agent") == (40 + 400) // 4

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from pyadk import types
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.apps import App, EventsCompactionConfig, LlmEventSummarizer
+from pyadk.apps import App, BaseEventsSummarizer, EventsCompactionConfig, LlmEventSummarizer
 from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions, EventCompaction
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.runners import InMemoryRunner, Runner
@@ -276,3 +277,44 @@ def _assert_every_result_follows_its_call(request: LlmRequest) -> None:
         responses = {p.function_response.id for p in content.parts or [] if p.function_response}
         assert responses <= previous_calls, (responses, previous_calls)
         previous_calls = {p.function_call.id for p in content.parts or [] if p.function_call}
+
+
+class _OddSummarizer(BaseEventsSummarizer):
+    """Returns what it is given: a summary with content, or no compaction at all."""
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+
+    async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
+        return self.event.model_copy(deep=True)
+
+
+async def test_a_custom_summary_is_stored_without_content_and_one_without_range_ignored(
+    caplog,
+) -> None:
+    compaction = EventCompaction(
+        start_timestamp=0.0,
+        end_timestamp=1e12,
+        compacted_content=types.ModelContent("SUMMARY"),
+    )
+    with_content = Event(
+        author="user",
+        content=types.ModelContent("SUMMARY"),
+        actions=EventActions(compaction=compaction),
+    )
+    without_range = Event(author="user", content=types.ModelContent("not a summary"))
+    for summary, stored in ((with_content, 1), (without_range, 0)):
+        app = App(
+            name="compacting",
+            root_agent=LlmAgent(name="helper", model=_agent_model()),
+            events_compaction_config=EventsCompactionConfig(
+                compaction_interval=1, overlap_size=0, summarizer=_OddSummarizer(summary)
+            ),
+        )
+        runner = InMemoryRunner(app=app)
+        sid = await _new_session(runner)
+        with caplog.at_level(logging.WARNING, logger="pyadk.apps.compaction"):
+            await _turn(runner, sid, "question 1")
+        found = _compactions(await _session(runner, sid))
+        assert len(found) == stored and all(e.content is None for e in found)
+    assert "without actions.compaction; ignored" in caplog.text
