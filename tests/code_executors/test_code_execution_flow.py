@@ -350,3 +350,21 @@ def test_code_parts_round_trip_through_the_gemini_adapter() -> None:
     genai_content = _to_genai_content(content)
     assert genai_content.parts[0].executable_code.code == "print(1)"
     assert types.Content.model_validate(genai_content) == content
+
+
+async def test_built_in_executor_saves_generated_images_as_artifacts() -> None:
+    image = types.Part(
+        inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG...", display_name="plot.png")
+    )
+    model = ScriptedModel([[image, "Here is the plot."]], model="gemini-2.5-flash")
+    agent = LlmAgent(name="g", model=model, code_executor=BuiltInCodeExecutor())
+    runner = TestRunner(agent)
+    events = await runner.run("plot it")
+    saved, answer = events
+    assert saved.content is None and saved.actions.artifact_delta == {"plot.png": 0}
+    assert answer.content.parts[0].text == "Saved as artifact: plot.png. "
+    assert answer.content.parts[0].inline_data is None
+    artifact = await runner.artifact_service.load_artifact(
+        app_name="test_app", user_id="test_user", session_id="test_session", filename="plot.png"
+    )
+    assert artifact is not None and artifact.inline_data.data == b"\x89PNG..."

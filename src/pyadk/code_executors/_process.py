@@ -54,8 +54,9 @@ class _CappedReader(threading.Thread):
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     """Kills the child and whatever it started (it leads its own process group)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(process.pid, signal.SIGKILL)
+    if hasattr(os, "killpg"):  # not on Windows: only the child itself is killed
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         process.kill()
 

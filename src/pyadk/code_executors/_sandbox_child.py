@@ -89,7 +89,10 @@ def _apply_limits(limits: dict[str, int | None]) -> None:
         ceiling = value + 1 if which == resource.RLIMIT_CPU else value
         if hard != resource.RLIM_INFINITY:
             value, ceiling = min(value, hard), min(ceiling, hard)
-        resource.setrlimit(which, (value, ceiling))
+        try:
+            resource.setrlimit(which, (value, ceiling))
+        except (ValueError, OSError):  # e.g. RLIMIT_AS on macOS: that limit is not applied
+            pass
 
 
 def _make_guard(workdir: str) -> Callable[[str, tuple[Any, ...]], None]:

@@ -104,6 +104,11 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
     _sessions: SandboxSessions = PrivateAttr(default_factory=SandboxSessions)
 
     def __init__(self, **data: Any) -> None:
+        if sys.platform == "win32":
+            raise NotImplementedError(
+                "SandboxedCodeExecutor needs a POSIX system (Linux or macOS): it relies on "
+                "resource limits and process groups."
+            )
         if data.get("optimize_data_file"):
             raise ValueError(
                 "optimize_data_file=True is not supported by pyadk's code executors; pass "
