@@ -88,6 +88,7 @@ def test_cpu_time_limit() -> None:
     assert "CPU-time limit" in result.stderr
 
 
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS does not enforce RLIMIT_AS")
 def test_memory_limit() -> None:
     result = run("block = bytearray(600 * 1024 * 1024)\nprint('allocated')", memory_mb=256)
     assert result.stdout == ""
@@ -250,6 +251,22 @@ def test_stateful_sessions_keep_variables_and_files_per_execution_id() -> None:
         # Without an execution id, a block runs on its own.
         alone = executor.execute_code(None, CodeExecutionInput(code="print(x)"))
         assert "NameError" in alone.stderr
+    finally:
+        executor.close()
+
+
+def test_a_garbled_stateful_reply_ends_the_session() -> None:
+    executor = SandboxedCodeExecutor(stateful=True)
+    try:
+        # The worker answers on a duplicate of its original stdout (fd 4 here: 3 is the
+        # requests' duplicate); code writing there garbles the reply.
+        code = (
+            "import os\nfor fd in (3, 4):\n    try: os.write(fd, b'x\\n')\n    except OSError: pass"
+        )
+        result = executor.execute_code(None, CodeExecutionInput(code=code, execution_id="s"))
+        assert "variables are lost" in result.stderr
+        again = executor.execute_code(None, CodeExecutionInput(code="print(1)", execution_id="s"))
+        assert again.stdout == "1\n"
     finally:
         executor.close()
 

@@ -153,10 +153,13 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
             before = _file_states(session.path)
             try:
                 reply = session.run(code_input.code, self.timeout_seconds)
-            except SessionLost as lost:
+            except (SessionLost, ValueError) as lost:  # ValueError: a garbled reply
                 self._sessions.discard(execution_id, session)
+                reason = (
+                    lost if isinstance(lost, SessionLost) else "The sandbox's reply was garbled."
+                )
                 return CodeExecutionResult(
-                    stderr=f"{lost} The session's variables are lost: the next block starts "
+                    stderr=f"{reason} The session's variables are lost: the next block starts "
                     "afresh.",
                     exit_code=session.process.returncode,
                 )
