@@ -59,3 +59,63 @@ def test_pyadk_run_loads_an_exported_app(tmp_path: Path) -> None:
     app_name, agent, app = load_app(tmp_path / name)
     assert app_name == name and app is not None and agent is app.root_agent
     assert load_agent(tmp_path / name)[1].name == "helper"
+
+
+RECORDING_APP_PY = """
+from pyadk.agents import LlmAgent
+from pyadk.apps import App
+from pyadk.plugins import BasePlugin
+from pyadk.testing import ScriptedModel
+
+RUNS = []
+
+
+class Recorder(BasePlugin):
+    async def before_run_callback(self, *, invocation_context):
+        RUNS.append(invocation_context.invocation_id)
+
+
+app = App(
+    name="recorded",
+    root_agent=LlmAgent(name="helper", model=ScriptedModel(["hi"])),
+    plugins=[Recorder(name="recorder")],
+)
+"""
+
+
+async def test_the_servers_runner_applies_an_exported_apps_plugins(tmp_path: Path) -> None:
+    import sys
+
+    from pyadk import types
+    from pyadk.artifacts import InMemoryArtifactService
+    from pyadk.memory import InMemoryMemoryService
+    from pyadk.server.context import ServerContext, ServerSettings
+    from pyadk.sessions import InMemorySessionService
+
+    name = _write(tmp_path, RECORDING_APP_PY)
+    sessions = InMemorySessionService()
+    ctx = ServerContext(
+        loader=AgentLoader(tmp_path),
+        agents={},
+        session_service=sessions,
+        artifact_service=InMemoryArtifactService(),
+        memory_service=InMemoryMemoryService(),
+        plugins=[],
+        settings=ServerSettings(),
+    )
+    runner = ctx.runner(name)
+    assert runner.app_name == name and runner.app is not None
+    assert runner.agent.name == "helper"
+    await sessions.create_session(app_name=name, user_id="u", session_id="s")
+    events = [
+        e
+        async for e in runner.run_async(
+            user_id="u", session_id="s", new_message=types.UserContent("hello")
+        )
+    ]
+    assert [e.text for e in events] == ["hi"]
+    module = sys.modules[f"{name}.agent"]
+    assert [events[0].invocation_id] == module.RUNS  # the app's own plugin ran
+    # the server's own plugins come first (turn_start for the streaming routes)
+    names = [p.name for p in runner.plugin_manager.plugins]
+    assert names[-1] == "recorder" and len(names) == 2

@@ -172,3 +172,31 @@ def test_resume_and_replay_together_is_a_usage_error(run_cli, write_agent, tmp_p
     result = run_cli("run", "weather", "--replay", replay, "--resume", replay)
     assert result.returncode == 2
     assert "--resume and --replay cannot be used together" in result.stderr
+
+
+APP_WITH_PLUGIN = """
+from pyadk.agents import LlmAgent
+from pyadk.apps import App
+from pyadk.plugins import BasePlugin
+from pyadk.testing import ScriptedModel
+
+
+class Shout(BasePlugin):
+    async def after_model_callback(self, *, callback_context, llm_response):
+        llm_response.content.parts[0].text = llm_response.content.parts[0].text.upper()
+        return llm_response
+
+
+app = App(
+    name="loud",
+    root_agent=LlmAgent(name="speaker", model=ScriptedModel(["hello there"])),
+    plugins=[Shout(name="shout")],
+)
+"""
+
+
+def test_run_uses_an_exported_apps_plugins(run_cli, write_agent, tmp_path):
+    write_agent("loud", APP_WITH_PLUGIN)
+    result = run_cli("run", "loud", "--replay", _replay(tmp_path, ["hi"]))
+    assert result.returncode == 0, result.stderr
+    assert "[speaker]: HELLO THERE" in result.stdout.splitlines()

@@ -146,7 +146,7 @@ def test_unknown_session_is_404_before_anything_runs(client: httpx.Client, route
     [
         ({"newMessage": {"role": "user", "parts": []}}, "newMessage needs at least one part"),
         ({"newMessage": {"parts": [{"txt": "hi"}]}}, "newMessage.parts.0.txt: Extra inputs"),
-        ({"newMessage": None}, "newMessage: Input should be a valid dictionary"),
+        ({"newMessage": None}, "newMessage is required (or invocationId"),
         ({"sessionId": ""}, "sessionId: String should have at least 1 character"),
         ({"runOptions": {"maxLlmCalls": 0}}, "runOptions.maxLlmCalls: Input should be greater"),
     ],

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from pyadk import types
 from pyadk.agents.run_config import RunConfig, StreamingMode
-from pyadk.cli.agent_loading import load_agent
+from pyadk.cli.agent_loading import load_app
 from pyadk.cli.errors import CliError
 from pyadk.cli.render import EventRenderer
 from pyadk.cli.services import artifact_service_for, session_service_for
@@ -138,7 +138,7 @@ async def run_chat(
     """Runs `pyadk run` with ``options``; errors are raised for the command to report."""
     replay = read_replay_file(options.replay) if options.replay else None
     saved = read_session_file(options.resume) if options.resume else None
-    app_name, agent = load_agent(options.agent_dir)
+    app_name, agent, app = load_app(options.agent_dir)
     session_service = session_service_for(options.session_uri)
     try:
         artifact_service = artifact_service_for(options.artifact_uri, session_service)
@@ -146,8 +146,9 @@ async def run_chat(
         await session_service.close()
         raise
     runner = Runner(
+        app=app,  # an exported App brings its plugins and compaction
         app_name=app_name,
-        agent=agent,
+        agent=None if app is not None else agent,
         session_service=session_service,
         artifact_service=artifact_service,
         memory_service=InMemoryMemoryService(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fastapi import HTTPException
 
@@ -18,6 +19,9 @@ from pyadk.server.turn_start import TurnStartPlugin
 from pyadk.server.ui_runs import UiRunRegistry
 from pyadk.sessions.base_session_service import BaseSessionService
 from pyadk.sessions.session import Session
+
+if TYPE_CHECKING:
+    from pyadk.apps import App
 
 
 @dataclass(frozen=True)
@@ -96,16 +100,28 @@ class ServerContext:
         plugin tells the streaming routes when a turn began (``turn_start``)."""
         runner = self._runners.get(app_name)
         if runner is None:
+            agent = self.agent(app_name)
+            plugins: list[BasePlugin] = [TurnStartPlugin(), *self.plugins]
+            app = self._app(app_name)
+            if app is not None:  # an exported App: its plugins and compaction apply too
+                app = app.model_copy(update={"plugins": [*plugins, *app.plugins]})
             runner = Runner(
+                app=app,
                 app_name=app_name,
-                agent=self.agent(app_name),
+                agent=None if app is not None else agent,
+                plugins=None if app is not None else plugins,
                 session_service=self.session_service,
                 artifact_service=self.artifact_service,
                 memory_service=self.memory_service,
-                plugins=[TurnStartPlugin(), *self.plugins],
             )
             self._runners[app_name] = runner
         return runner
+
+    def _app(self, app_name: str) -> App | None:
+        """The ``App`` the app's module exports (None for a bare ``root_agent``)."""
+        if app_name in self.agents or self.loader is None:
+            return None
+        return self.loader.load_app(app_name)
 
     async def session(self, app_name: str, user_id: str, session_id: str) -> Session:
         """The stored session, or 404."""
