@@ -83,3 +83,26 @@ def approval_agent(paid: list[int]) -> LlmAgent:
 
     tool = FunctionTool(pay, require_confirmation=True)
     return LlmAgent(name="payments", model=FunctionModel(reply), tools=[tool])
+
+
+def weather_agent(calls: list[str]) -> LlmAgent:
+    """Calls the idempotent ``weather`` tool (``calls`` records each run), then streams
+    what it answered."""
+
+    def weather(city: str) -> dict:
+        """Looks up the weather.
+
+        Args:
+          city: the city.
+        """
+        calls.append(city)
+        return {"city": city, "sky": "sunny"}
+
+    def reply(request: LlmRequest) -> object:
+        response = request.contents[-1].parts[0].function_response
+        if response is None:
+            return function_call("weather", {"city": "Paris"})
+        return Stream([f"Weather in {response.response['city']}: ", "sunny."])
+
+    tool = FunctionTool(weather, idempotent=True)
+    return LlmAgent(name="forecaster", model=FunctionModel(reply), tools=[tool])

@@ -96,6 +96,9 @@ export class Api {
   listSessions(app, user) { return this.request("GET", this.sessionsPath(app, user)); }
   createSession(app, user) { return this.request("POST", this.sessionsPath(app, user), {}); }
   getSession(app, user, id) { return this.request("GET", `${this.sessionsPath(app, user)}/${enc(id)}`); }
+  updateSession(app, user, id, stateDelta) {
+    return this.request("PATCH", `${this.sessionsPath(app, user)}/${enc(id)}`, {stateDelta});
+  }
   deleteSession(app, user, id) { return this.request("DELETE", `${this.sessionsPath(app, user)}/${enc(id)}`); }
   history(app, user, id) { return this.request("GET", `${this.sessionsPath(app, user)}/${enc(id)}/ui-events`); }
   cancelRun(runId) { return this.request("DELETE", `run_ui_events/${enc(runId)}`); }
@@ -104,13 +107,14 @@ export class Api {
    * Runs a turn and yields its UI events until `done`. A stream that drops before
    * `done` is resumed with Last-Event-ID (GET /run_ui_events/{runId}).
    * `onRun(runId)` is called once the run id is known. The message is `parts` (e.g. a
-   * functionResponse answering an approval request), or else one text part.
+   * functionResponse answering an approval request), or else one text part; with
+   * `invocationId` instead, the run resumes that interrupted invocation. `options`:
+   * {streaming, runOptions?} (RunOptions of the body).
    */
-  async *run({app, user, session, text, parts}, onRun = () => {}) {
-    const body = {
-      appName: app, userId: user, sessionId: session, streaming: true,
-      newMessage: {role: "user", parts: parts ?? [{text}]},
-    };
+  async *run({app, user, session, text, parts, invocationId, options = {}}, onRun = () => {}) {
+    const body = {appName: app, userId: user, sessionId: session, streaming: true, ...options};
+    if (invocationId) body.invocationId = invocationId;
+    else body.newMessage = {role: "user", parts: parts ?? [{text}]};
     let response = await fetch(this.url("run_ui_events"), {
       method: "POST",
       headers: this.headers({"Content-Type": "application/json"}),

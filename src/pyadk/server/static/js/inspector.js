@@ -1,7 +1,21 @@
-// The inspector tabs: the session's event timeline, its current state, and the outcome
-// of each invocation (turn).
+// The inspector tabs: the session's event timeline and the outcome of each invocation
+// (turn); the State tab lives in state.js.
 
 import {clip, clock, el, pretty, stickToBottom} from "./dom.js";
+
+/** Makes the inspector's tab buttons show their panel (the panel's id is data-tab). */
+export function wireTabs() {
+  const tabs = document.querySelectorAll("[role=tab]");
+  for (const tab of tabs) {
+    tab.addEventListener("click", () => {
+      for (const other of tabs) {
+        const selected = other === tab;
+        other.setAttribute("aria-selected", String(selected));
+        document.getElementById(other.dataset.tab).hidden = !selected;
+      }
+    });
+  }
+}
 
 function summary(ev) {
   switch (ev.type) {
@@ -54,58 +68,50 @@ export class Timeline {
   }
 }
 
-export class StateView {
-  constructor(root) {
-    this.root = root;
-    this.state = {};
-    this.render(new Set());
-  }
-
-  set(state) {
-    this.state = {...(state ?? {})};
-    this.render(new Set());
-  }
-
-  /** A live state delta (thinking kind "state"): shown at once, before the refresh. */
-  merge(delta) {
-    for (const [key, value] of Object.entries(delta ?? {})) {
-      if (value === null) delete this.state[key];
-      else this.state[key] = value;
-    }
-    this.render(new Set(Object.keys(delta ?? {})));
-  }
-
-  render(changed) {
-    const keys = Object.keys(this.state).sort();
-    if (!keys.length) {
-      this.root.replaceChildren(el("p", {class: "hint", text: "The session state is empty."}));
-      return;
-    }
-    this.root.replaceChildren(el("dl", {class: "kv"}, keys.map((key) => [
-      el("dt", {class: changed.has(key) ? "changed" : null, text: key}),
-      el("dd", {}, el("pre", {text: typeof this.state[key] === "string" ? this.state[key] : pretty(this.state[key])})),
-    ])));
-  }
-}
+/** Statuses of a last invocation that may be resumed (it did not finish, and does not
+ * wait for an approval answer). */
+const RESUMABLE = new Set(["error", "cancelled", "budget", "no answer"]);
 
 export class Invocations {
-  constructor(root) {
+  /** `onResume(invocationId)` is called when a card's Resume button is clicked. */
+  constructor(root, {onResume = () => {}} = {}) {
     this.root = root;
+    this.onResume = onResume;
+    this.locked = false;
     this.clear();
   }
 
   clear() {
     this.records = new Map();
     this.pending = null;
+    this.resuming = null; // the invocation a resumed run goes on with
     this.root.replaceChildren();
   }
 
   begin(text) {
     this.pending = {said: text, live: true};
+    this.resuming = null;
+  }
+
+  /** A resumed run of invocation `id` starts: its card runs again. */
+  resume(id) {
+    this.pending = null;
+    this.resuming = id;
+    const record = this.records.get(id);
+    if (!record) return;
+    Object.assign(record, {status: "running", live: true, answer: null});
+    this.render(record);
+  }
+
+  /** While a turn runs, no Resume button. */
+  lock(locked) {
+    this.locked = locked;
+    const last = [...this.records.values()].at(-1);
+    if (last) this.render(last);
   }
 
   record(ev) {
-    const key = ev.invocationId || ev.runId;
+    const key = ev.invocationId || this.resuming || ev.runId;
     let record = this.records.get(key);
     if (!record) {
       const seed = this.pending ?? {said: ev.type === "user_message" ? ev.text : "", live: false};
@@ -117,6 +123,8 @@ export class Invocations {
         start: ev.timestamp, end: ev.timestamp, node: el("article", {class: "invocation"}),
       };
       this.records.set(key, record);
+      const previous = [...this.records.values()].at(-2);
+      if (previous) this.render(previous); // no longer the last: no Resume button
       stickToBottom(this.root, () => this.root.append(record.node));
     }
     return record;
@@ -135,7 +143,10 @@ export class Invocations {
     if (ev.type === "error") record.errors.push(ev.message);
     if (ev.type === "thinking" && ev.kind === "outcome") record.outcomes.push(ev);
     if (ev.type === "final" && !ev.interim && !ev.truncated && ev.text) record.answer = ev.text;
-    if (ev.type === "done") record.status = ev.reason;
+    if (ev.type === "done") {
+      record.status = ev.reason;
+      this.resuming = null;
+    }
     this.render(record);
   }
 
@@ -162,7 +173,18 @@ export class Invocations {
       record.errors.map((message) => el("div", {class: "error-line", text: message})),
       record.answer ? el("div", {class: "answer", text: clip(record.answer, 160)}) : null,
       record.id ? el("div", {class: "ids", text: `invocation ${record.id}`}) : null,
+      this.resumable(record, status)
+        ? el("div", {class: "actions"},
+          el("button", {type: "button", class: "resume", text: "Resume", onclick: () => this.onResume(record.id)}),
+          el("span", {class: "note", text: "goes on from where it stopped"}))
+        : null,
     ];
     record.node.replaceChildren(...parts.flat().filter(Boolean));
+  }
+
+  /** Resume is offered on the session's last invocation when it did not finish. */
+  resumable(record, status) {
+    return Boolean(record.id) && !this.locked && RESUMABLE.has(status)
+      && [...this.records.values()].at(-1) === record;
   }
 }

@@ -5,7 +5,9 @@
 import {Api} from "./api.js";
 import {Chat} from "./chat.js";
 import {el} from "./dom.js";
-import {Invocations, StateView, Timeline} from "./inspector.js";
+import {Invocations, Timeline, wireTabs} from "./inspector.js";
+import {RunOptionsPanel} from "./options.js";
+import {StateView} from "./state.js";
 import {ThinkingPanel} from "./thinking.js";
 
 const $ = (id) => document.getElementById(id);
@@ -16,10 +18,13 @@ const views = {
   chat: new Chat($("chat"), {onDecide: (ev, confirmed) => guard(answer)(ev, confirmed)}),
   thinking: new ThinkingPanel($("thinking")),
   timeline: new Timeline($("timeline")),
-  state: new StateView($("state")),
-  invocations: new Invocations($("invocations")),
+  state: new StateView($("state"), {onSave: (delta) => saveState(delta)}),
+  invocations: new Invocations($("invocations"), {onResume: (id) => guard(resume)(id)}),
 };
-const current = {app: null, user: "user", session: null, runId: null, running: false, sent: 0};
+const runOptions = new RunOptionsPanel($("run-options-form"), {
+  summary: $("run-options-summary"), error: $("run-options-error"), reset: $("run-options-reset"),
+});
+const current = {app: null, user: "user", session: null, runId: null, running: false, sent: 0, done: null};
 
 function status(text, kind = "") {
   $("status").textContent = text;
@@ -45,6 +50,7 @@ function apply(ev) {
   views.timeline.apply(ev);
   views.invocations.apply(ev);
   if (ev.type === "thinking" && ev.kind === "state") views.state.merge(ev.data);
+  if (ev.type === "done") current.done = ev.reason;
 }
 
 function clearViews() {
@@ -57,6 +63,9 @@ function setRunning(running) {
   $("send").disabled = running;
   $("stop").disabled = !running;
   views.chat.lock(running);
+  views.state.lock(running, Boolean(current.session));
+  views.invocations.lock(running);
+  runOptions.lock(running);
   for (const id of ["app-select", "session-select", "new-session", "delete-session", "user-input"]) {
     $(id).disabled = running;
   }
@@ -87,6 +96,7 @@ async function openSession(id) {
   writeHash();
   clearViews();
   $("session-select").value = current.session ?? "";
+  views.state.lock(current.running, Boolean(current.session));
   if (!current.session) {
     views.chat.empty("New conversation: type a message (a session is created when you send).");
     return;
@@ -120,7 +130,22 @@ async function newSession() {
 
 async function send(text) {
   if (!text.trim() || current.running || !current.app) return;
-  await runTurn(text, [{text}]);
+  await runTurn({text, parts: [{text}]});
+}
+
+/** Resumes the session's interrupted invocation `invocationId` (POST /run_ui_events with
+ * invocationId): it streams in like a turn; 404 / 409 show as an error bubble. */
+async function resume(invocationId) {
+  if (current.running || !current.session || !invocationId) return;
+  await runTurn({invocationId});
+}
+
+/** Stores a state delta (PATCH .../sessions/{id}) and reloads the State tab. */
+async function saveState(delta) {
+  if (current.running || !current.session) throw new Error("Wait until the turn is over.");
+  const session = await api.updateSession(current.app, current.user, current.session, delta);
+  views.state.set(session.state, new Set(Object.keys(delta)));
+  status(`State updated: ${Object.keys(delta).join(", ")}`);
 }
 
 /**
@@ -132,19 +157,21 @@ async function answer(ev, confirmed) {
   views.chat.decided(ev.requestId, confirmed);
   views.thinking.decided(ev.callId, confirmed);
   const response = {id: ev.requestId, name: "adk_request_confirmation", response: {confirmed}};
-  const started = await runTurn(`${confirmed ? "Approved" : "Rejected"} ${ev.tool}`, [{functionResponse: response}]);
+  const started = await runTurn({text: `${confirmed ? "Approved" : "Rejected"} ${ev.tool}`, parts: [{functionResponse: response}]});
   if (!started) { // refused (e.g. the session is busy): the card can be answered again
     views.chat.decided(ev.requestId, null);
     views.thinking.decided(ev.callId, null);
   }
 }
 
-/** Runs one turn with the message `parts` (shown in the chat as `text`); false when the
- * server refused it before the run started. */
-async function runTurn(text, parts) {
+/** Runs one turn with the message `parts` (shown in the chat as `text`), or resumes
+ * `invocationId`; false when the server refused it before the run started. */
+async function runTurn({text, parts, invocationId}) {
   let started = false;
+  current.done = null;
   setRunning(true);
   try {
+    const options = runOptions.body(); // throws on an invalid field: nothing is sent
     if (!current.session) {
       const session = await api.createSession(current.app, current.user);
       current.session = session.id;
@@ -152,17 +179,30 @@ async function runTurn(text, parts) {
       views.chat.clear();
       await loadSessions();
     }
-    views.chat.user(text);
-    views.thinking.begin(text);
-    views.invocations.begin(text);
-    status("Running…");
-    const run = {app: current.app, user: current.user, session: current.session, parts};
-    for await (const ev of api.run(run, (runId) => { current.runId = runId; started = true; })) apply(ev);
+    if (invocationId) {
+      status(`Resuming invocation ${invocationId}…`);
+    } else {
+      views.chat.user(text);
+      views.thinking.begin(text);
+      views.invocations.begin(text);
+      status("Running…");
+    }
+    const run = {app: current.app, user: current.user, session: current.session, parts, invocationId, options};
+    const onRun = (runId) => {
+      current.runId = runId;
+      started = true;
+      if (invocationId) { // accepted: the invocation's card runs again, in a new section
+        views.thinking.resume(invocationId);
+        views.invocations.resume(invocationId);
+      }
+    };
+    for await (const ev of api.run(run, onRun)) apply(ev);
     const session = await api.getSession(current.app, current.user, current.session);
     views.state.set(session.state);
     await loadSessions();
     const waiting = views.chat.waiting();
-    status(waiting ? `Waiting for your approval (${waiting} tool call${waiting > 1 ? "s" : ""})` : "Ready");
+    status(waiting ? `Waiting for your approval (${waiting} tool call${waiting > 1 ? "s" : ""})`
+      : current.done === "budget" ? "Turn stopped: it reached its budget (Run options)" : "Ready");
   } catch (error) {
     views.thinking.pending = null;
     views.invocations.pending = null;
@@ -224,15 +264,7 @@ function wire() {
     api.setToken($("token-input").value.trim());
     await start();
   }));
-  for (const tab of document.querySelectorAll("[role=tab]")) {
-    tab.addEventListener("click", () => {
-      for (const other of document.querySelectorAll("[role=tab]")) {
-        const selected = other === tab;
-        other.setAttribute("aria-selected", String(selected));
-        $(other.dataset.tab).hidden = !selected;
-      }
-    });
-  }
+  wireTabs();
 }
 
 async function start() {

@@ -25,6 +25,7 @@ export class ThinkingPanel {
     this.decisions = new Map(); // callId -> true (approved) / false (rejected)
     this.thoughts = new Map(); // messageId -> text node
     this.pending = null;
+    this.resuming = null; // the invocation a resumed run goes on with
     this.count = 0;
     this.root.replaceChildren();
   }
@@ -32,6 +33,14 @@ export class ThinkingPanel {
   /** A live turn starts: its section appears before the first event arrives. */
   begin(text) {
     this.pending = this.section(text);
+    this.resuming = null;
+  }
+
+  /** A resumed run of invocation `id` starts: its events go to a new section. */
+  resume(id) {
+    this.pending = null;
+    this.resuming = id;
+    this.turns.set(id, this.section(`resumed ${id}`));
   }
 
   section(text) {
@@ -45,7 +54,7 @@ export class ThinkingPanel {
   }
 
   turn(ev) {
-    const key = ev.invocationId || ev.runId;
+    const key = ev.invocationId || this.resuming || ev.runId;
     let turn = this.turns.get(key);
     if (!turn) {
       turn = this.pending ?? this.section(ev.type === "user_message" ? ev.text : "");
