@@ -36,6 +36,18 @@ def test_part_from_bytes_and_uri():
     assert ref.file_data.mime_type == "application/pdf"
 
 
+def test_code_execution_parts_and_tool():
+    code = types.Part.from_executable_code(code="print(2)", language=types.Language.PYTHON)
+    assert code.model_dump(by_alias=True, exclude_none=True) == {
+        "executableCode": {"code": "print(2)", "language": "PYTHON"}
+    }
+    result = types.Part.from_code_execution_result(outcome=types.Outcome.OUTCOME_OK, output="2")
+    assert result.code_execution_result.output == "2"
+    tool = types.Tool(code_execution=types.ToolCodeExecution())
+    assert tool.model_dump(by_alias=True, exclude_none=True) == {"codeExecution": {}}
+    assert types.Tool.model_validate({"codeExecution": {}}).code_execution is not None
+
+
 def test_constructors_are_keyword_only_like_genai():
     with pytest.raises(TypeError):
         types.Part.from_text("positional")  # type: ignore[misc]

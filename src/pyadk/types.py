@@ -31,12 +31,14 @@ __all__ = [
     "FunctionResponse",
     "GenerateContentConfig",
     "GenerateContentResponseUsageMetadata",
+    "Language",
     "ModelContent",
     "Outcome",
     "Part",
     "Schema",
     "ThinkingConfig",
     "Tool",
+    "ToolCodeExecution",
     "ToolConfig",
     "Type",
     "UsageMetadata",
@@ -137,6 +139,13 @@ class Outcome(enum.StrEnum):
     OUTCOME_OK = "OUTCOME_OK"
     OUTCOME_FAILED = "OUTCOME_FAILED"
     OUTCOME_DEADLINE_EXCEEDED = "OUTCOME_DEADLINE_EXCEEDED"
+
+
+class Language(enum.StrEnum):
+    """Programming language of :class:`ExecutableCode`."""
+
+    LANGUAGE_UNSPECIFIED = "LANGUAGE_UNSPECIFIED"
+    PYTHON = "PYTHON"
 
 
 class FunctionCallingConfigMode(enum.StrEnum):
@@ -252,6 +261,16 @@ class Part(_Base):
         """A file-reference part."""
         return cls(file_data=FileData(file_uri=file_uri, mime_type=mime_type))
 
+    @classmethod
+    def from_executable_code(cls, *, code: str, language: str) -> Part:
+        """A part holding code for a code executor to run."""
+        return cls(executable_code=ExecutableCode(code=code, language=language))
+
+    @classmethod
+    def from_code_execution_result(cls, *, outcome: Outcome, output: str) -> Part:
+        """A part holding what running code produced."""
+        return cls(code_execution_result=CodeExecutionResult(outcome=outcome, output=output))
+
 
 class Content(_Base):
     """A message: a role (``user`` or ``model``) and its parts."""
@@ -355,13 +374,17 @@ class FunctionDeclaration(_Base):
     response: Schema | None = None
 
 
+class ToolCodeExecution(_Base):
+    """The model's server-side code execution tool (no settings)."""
+
+
 class Tool(_Base):
     """A group of function declarations, or a provider built-in tool (opaque dicts)."""
 
     function_declarations: list[FunctionDeclaration] | None = None
     google_search: dict[str, Any] | None = None
     google_search_retrieval: dict[str, Any] | None = None
-    code_execution: dict[str, Any] | None = None
+    code_execution: ToolCodeExecution | dict[str, Any] | None = None
     url_context: dict[str, Any] | None = None
 
 
