@@ -38,12 +38,10 @@ export class StateView {
     this.render(changed);
   }
 
-  /** A live state delta (thinking kind "state"): shown at once, before the refresh. */
+  /** A live state delta (thinking kind "state"): shown at once, before the refresh. A
+   * null value is stored as null (the key stays), so it is shown as null. */
   merge(delta) {
-    for (const [key, value] of Object.entries(delta ?? {})) {
-      if (value === null) delete this.state[key];
-      else this.state[key] = value;
-    }
+    Object.assign(this.state, delta ?? {});
     this.render(new Set(Object.keys(delta ?? {})));
   }
 
