@@ -313,3 +313,31 @@ async def test_an_exit_loop_stored_just_before_the_interruption_still_ends_its_l
     # as without the interruption: the round finishes, then the loop ends
     assert log == ["leaver", "never", "after"]
     assert texts(resumed) == [("never", "x"), ("after", "ok")]
+
+
+async def test_a_router_resumed_mid_way_runs_its_remaining_picks():
+    from pyadk.agents import RouterAgent
+
+    log: list[str] = []
+    looked_up: list[int] = []
+
+    def lookup(amount: int) -> dict:
+        """Looks up."""
+        looked_up.append(amount)
+        return {"ok": amount}
+
+    router = RouterAgent(
+        name="router",
+        route=lambda ctx: ["first", "payer", "last"],
+        sub_agents=[
+            said(log, "first", "first done"),
+            payer(log, lookup, idempotent=True),
+            said(log, "last", "last done"),
+            said(log, "unpicked", "never"),
+        ],
+    )
+    runner = TestRunner(router)
+    invocation = await interrupt_at(runner, "go", calls_pay)
+    resumed = await runner.resume(invocation)
+    assert log == ["first", "payer", "payer saw {'ok': 500}", "last"]
+    assert texts(resumed) == [("payer", "payer done"), ("last", "last done")]

@@ -27,15 +27,16 @@ class RouterAgent(BaseAgent):
     None (run nothing). The sub-agents not picked are recorded as skipped, so their
     outcomes say why they did not run. A name that is not a sub-agent raises
     ValueError. When a picked agent waited for the client, the answer resumes that
-    agent without asking ``route`` again.
+    agent without asking ``route`` again; after an interruption, ``route`` is asked
+    again only for the picks after the agent that was running.
     """
 
     route: Route
     on_failure: FailurePolicy | None = None
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        if holds_resume_target(ctx, self.sub_agents):  # resuming: no new pick
-            chosen = resume_choice(ctx, self.sub_agents)
+        if holds_resume_target(ctx, self.sub_agents):  # resuming inside a picked agent
+            chosen = await self._resumed_picks(ctx)
         else:
             chosen = self._picked(await call_with_view(self.route, ctx))
             for child in self.sub_agents:
@@ -46,6 +47,18 @@ class RouterAgent(BaseAgent):
         async with aclosing(run_in_order(ctx, chosen, self.on_failure, RunState())) as events:
             async for event in events:
                 yield event
+
+    async def _resumed_picks(self, ctx: InvocationContext) -> list[BaseAgent]:
+        """The agents to run when resuming: the picked agent that waited or was cut
+        off (unless its run had finished), then, after an interruption, the picks that
+        came after it (``route`` is asked again for those)."""
+        held = [c for c in self.sub_agents if holds_resume_target(ctx, [c])]
+        chosen = resume_choice(ctx, self.sub_agents)
+        if not ctx._counters.recovering:
+            return chosen
+        picks = self._picked(await call_with_view(self.route, ctx))
+        after = picks[picks.index(held[-1]) + 1 :] if held[-1] in picks else []
+        return [*chosen, *after]
 
     def _picked(self, names: RouteResult) -> list[BaseAgent]:
         """The sub-agents ``names`` (what ``route`` returned) stands for."""
