@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-_PROCESS_EVENTS = frozenset(
+# The audit events that start a process (also refused by the structured workflow's
+# sandbox, pyadk.contrib.structured_workflow.sandbox).
+PROCESS_EVENTS = frozenset(
     {
         "subprocess.Popen",
         "os.system",
@@ -103,7 +105,7 @@ def _make_guard(workdir: str) -> Callable[[str, tuple[Any, ...]], None]:
     is_int, is_str, is_bytes = int, str, bytes
     isinstance_, any_, len_, refused = isinstance, any, len, PermissionError
     devnull, af_unix, write_flags = os.devnull, socket.AF_UNIX, _WRITE_FLAGS
-    process_events, network_events = _PROCESS_EVENTS, _NETWORK_EVENTS
+    process_events, network_events = PROCESS_EVENTS, _NETWORK_EVENTS
     path_events, dir_fd_last = _PATH_EVENTS, _DIR_FD_LAST
     introspection = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
 

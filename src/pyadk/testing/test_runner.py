@@ -57,34 +57,23 @@ class TestRunner(InMemoryRunner):
         run_config: RunConfig | None = None,
     ) -> list[Event]:
         """Runs one turn and returns every event it yielded (partials included)."""
-        await self._ensure_session()
         if isinstance(message, str | types.Part):
             message = types.UserContent(message)
-        return [
-            event
-            async for event in self.run_async(
-                user_id=self.user_id,
-                session_id=self.session_id,
-                new_message=message,
-                state_delta=state_delta,
-                run_config=run_config,
-            )
-        ]
+        return await self._events(
+            new_message=message, state_delta=state_delta, run_config=run_config
+        )
 
     async def resume(
         self, invocation_id: str, *, run_config: RunConfig | None = None
     ) -> list[Event]:
         """Resumes an interrupted invocation (see ``Runner.run_async``); returns its events."""
+        return await self._events(invocation_id=invocation_id, run_config=run_config)
+
+    async def _events(self, **kwargs: Any) -> list[Event]:
+        """Every event of a ``run_async`` call on this runner's session."""
         await self._ensure_session()
-        return [
-            event
-            async for event in self.run_async(
-                user_id=self.user_id,
-                session_id=self.session_id,
-                invocation_id=invocation_id,
-                run_config=run_config,
-            )
-        ]
+        events = self.run_async(user_id=self.user_id, session_id=self.session_id, **kwargs)
+        return [event async for event in events]
 
     async def session(self) -> Session:
         """The stored session."""

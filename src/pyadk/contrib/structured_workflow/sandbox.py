@@ -26,23 +26,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 import pyadk
+from pyadk.code_executors._sandbox_child import PROCESS_EVENTS
 
 LIMITS_ENV = "PYADK_SANDBOX_LIMITS"
 _PASSTHROUGH_PREFIXES = ("PYADK_", "LLAMA_", "OMP_", "OPENBLAS_", "MKL_")
 _PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "VIRTUAL_ENV")
 _CLOSED_PROXY = "http://127.0.0.1:9"
-_BLOCKED_PROCESS_EVENTS = frozenset(
-    {
-        "subprocess.Popen",
-        "os.system",
-        "os.posix_spawn",
-        "os.exec",
-        "os.spawn",
-        "os.fork",
-        "os.forkpty",
-        "pty.spawn",
-    }
-)
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
 
@@ -227,7 +216,7 @@ def _audit_hook(allow_subprocesses: bool) -> Any:
                 raise SandboxViolation(f"looking up host {args[0]!r} is blocked in the sandbox")
         elif event in ("resource.setrlimit", "resource.prlimit"):
             raise SandboxViolation("changing resource limits is blocked in the sandbox")
-        elif event in _BLOCKED_PROCESS_EVENTS and not allow_subprocesses:
+        elif event in PROCESS_EVENTS and not allow_subprocesses:
             raise SandboxViolation(f"starting processes ({event}) is blocked in the sandbox")
 
     return hook
