@@ -341,3 +341,36 @@ async def test_a_router_resumed_mid_way_runs_its_remaining_picks():
     resumed = await runner.resume(invocation)
     assert log == ["first", "payer", "payer saw {'ok': 500}", "last"]
     assert texts(resumed) == [("payer", "payer done"), ("last", "last done")]
+
+
+async def test_an_agent_that_finished_before_a_parallel_step_runs_again_in_the_next_round():
+    from pyadk.agents import LoopAgent
+
+    log: list[str] = []
+    looked_up: list[int] = []
+
+    def lookup(amount: int) -> dict:
+        """Looks up."""
+        looked_up.append(amount)
+        return {"ok": amount}
+
+    fan = ParallelAgent(
+        name="fan",
+        sub_agents=[said(log, "quick", "quick done"), payer(log, lookup, idempotent=True)],
+    )
+    loop = LoopAgent(name="rounds", sub_agents=[said(log, "intro", "hi"), fan], max_iterations=2)
+    runner = TestRunner(loop)
+    seen: set[str] = set()
+
+    def both_started(event: Any) -> bool:
+        seen.update(
+            ["quick"] if event.text == "quick done" else ["pay"] if calls_pay(event) else []
+        )
+        return seen == {"quick", "pay"}
+
+    invocation = await interrupt_at(runner, "go", both_started)
+    log.clear()
+    await runner.resume(invocation)
+    # round 1 goes on in the payer only; round 2 runs every agent again, intro included
+    assert log[0] == "payer saw {'ok': 500}"
+    assert sorted(log[1:]) == sorted(["intro", "quick", "payer", "payer saw {'ok': 500}"])

@@ -55,7 +55,9 @@ def resume_start(ctx: InvocationContext, children: Sequence[BaseAgent]) -> int:
     if index is None:
         return 0
     for earlier in children[:index]:  # ran before the target's step: nothing to resume
-        targets.difference_update(n for n in list(targets) if earlier.find_agent(n))
+        stale = [name for name in targets if earlier.find_agent(name)]
+        targets.difference_update(stale)
+        counters.resume_done.difference_update(stale)  # their later runs are new ones
     child = children[index]
     targets.discard(child.name)
     if child.name in counters.resume_done:
