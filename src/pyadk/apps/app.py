@@ -50,7 +50,8 @@ class App(BaseModel):
     context_cache_config: Any | None = None
     """google-adk's provider context-cache settings; kept, not acted on by pyadk."""
     resumability_config: ResumabilityConfig | None = None
-    """google-adk's resumability switch; kept, not acted on by pyadk."""
+    """google-adk's resumability switch; kept, not needed: pyadk resumes any interrupted
+    invocation (``Runner.run_async(invocation_id=...)``)."""
 
     @model_validator(mode="after")
     def _validate(self) -> App:
