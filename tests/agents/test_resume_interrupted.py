@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from interrupted_app import payer, said, workflow
 from pyadk import types
 from pyadk.agents import LlmAgent, ParallelAgent, SequentialAgent
 from pyadk.agents.interrupted import InvocationNotFoundError, InvocationNotInterruptedError
+from pyadk.events import Event
 from pyadk.runners import Runner
 from pyadk.sessions import SqliteSessionService
 from pyadk.testing import FunctionModel, TestRunner, function_call
@@ -45,6 +47,24 @@ async def interrupt_at(runner: TestRunner, message: str, stop: Any) -> str:
 
 def calls_pay(event: Any) -> bool:
     return any(c.name == "pay" for c in event.get_function_calls())
+
+
+def lookup(amount: int) -> dict:
+    """Looks up (harmless to run again)."""
+    return {"ok": amount}
+
+
+def both_started() -> Callable[[Any], bool]:
+    """A stop point: once ``quick`` answered and the payer's call was stored."""
+    seen: set[str] = set()
+
+    def stop(event: Any) -> bool:
+        seen.update(
+            ["quick"] if event.text == "quick done" else ["pay"] if calls_pay(event) else []
+        )
+        return seen == {"quick", "pay"}
+
+    return stop
 
 
 def requests_in(events: list[Any]) -> list[Any]:
@@ -96,12 +116,12 @@ async def test_an_idempotent_call_runs_again_at_once_and_the_workflow_goes_on():
     log: list[str] = []
     looked_up: list[int] = []
 
-    def lookup(amount: int) -> dict:
+    def price(amount: int) -> dict:
         """Looks up a price."""
         looked_up.append(amount)
         return {"price": amount}
 
-    runner = TestRunner(workflow(log, lookup, idempotent=True))
+    runner = TestRunner(workflow(log, price, idempotent=True))
     invocation = await interrupt_at(runner, "check out", calls_pay)
     resumed = await runner.resume(invocation)
     assert looked_up == [500]
@@ -143,35 +163,18 @@ async def test_an_invocation_cut_off_before_any_agent_ran_answers_its_message():
     assert model.requests[0].contents[-1].parts[0].text == "hi there"
 
 
-def _user_event(invocation_id: str, text: str) -> Any:
-    from pyadk.events import Event
-
+def _user_event(invocation_id: str, text: str) -> Event:
     return Event(invocation_id=invocation_id, author="user", content=types.UserContent(text))
 
 
 async def test_only_the_parallel_branches_that_had_not_finished_run_again():
     log: list[str] = []
-    looked_up: list[int] = []
-
-    def lookup(amount: int) -> dict:
-        """Looks up."""
-        looked_up.append(amount)
-        return {"ok": amount}
-
     fan = ParallelAgent(
         name="fan",
         sub_agents=[said(log, "quick", "quick done"), payer(log, lookup, idempotent=True)],
     )
     runner = TestRunner(SequentialAgent(name="flow", sub_agents=[fan, said(log, "end", "end")]))
-    seen: set[str] = set()
-
-    def both_started(event: Any) -> bool:
-        seen.update(
-            ["quick"] if event.text == "quick done" else ["pay"] if calls_pay(event) else []
-        )
-        return seen == {"quick", "pay"}
-
-    invocation = await interrupt_at(runner, "go", both_started)
+    invocation = await interrupt_at(runner, "go", both_started())
     log.clear()
     resumed = await runner.resume(invocation)
     assert log == ["payer saw {'ok': 500}", "end"]  # quick is not asked again
@@ -181,13 +184,6 @@ async def test_only_the_parallel_branches_that_had_not_finished_run_again():
 
 async def test_a_transferred_to_agent_resumes_its_cut_off_call():
     log: list[str] = []
-    looked_up: list[int] = []
-
-    def lookup(amount: int) -> dict:
-        """Looks up."""
-        looked_up.append(amount)
-        return {"ok": amount}
-
     specialist = payer(log, lookup, idempotent=True, name="billing")
 
     def route(request: Any) -> Any:
@@ -204,7 +200,7 @@ async def test_a_transferred_to_agent_resumes_its_cut_off_call():
 
 async def test_resume_refuses_unknown_and_waiting_invocations_and_a_message():
     log: list[str] = []
-    runner = TestRunner(workflow(log, FunctionTool(lambda amount: amount, name="pay").func))
+    runner = TestRunner(workflow(log, lambda amount: amount))
     with pytest.raises(InvocationNotFoundError, match="no invocation 'nope'"):
         await runner.resume("nope")
 
@@ -319,13 +315,6 @@ async def test_a_router_resumed_mid_way_runs_its_remaining_picks():
     from pyadk.agents import RouterAgent
 
     log: list[str] = []
-    looked_up: list[int] = []
-
-    def lookup(amount: int) -> dict:
-        """Looks up."""
-        looked_up.append(amount)
-        return {"ok": amount}
-
     router = RouterAgent(
         name="router",
         route=lambda ctx: ["first", "payer", "last"],
@@ -347,28 +336,13 @@ async def test_an_agent_that_finished_before_a_parallel_step_runs_again_in_the_n
     from pyadk.agents import LoopAgent
 
     log: list[str] = []
-    looked_up: list[int] = []
-
-    def lookup(amount: int) -> dict:
-        """Looks up."""
-        looked_up.append(amount)
-        return {"ok": amount}
-
     fan = ParallelAgent(
         name="fan",
         sub_agents=[said(log, "quick", "quick done"), payer(log, lookup, idempotent=True)],
     )
     loop = LoopAgent(name="rounds", sub_agents=[said(log, "intro", "hi"), fan], max_iterations=2)
     runner = TestRunner(loop)
-    seen: set[str] = set()
-
-    def both_started(event: Any) -> bool:
-        seen.update(
-            ["quick"] if event.text == "quick done" else ["pay"] if calls_pay(event) else []
-        )
-        return seen == {"quick", "pay"}
-
-    invocation = await interrupt_at(runner, "go", both_started)
+    invocation = await interrupt_at(runner, "go", both_started())
     log.clear()
     await runner.resume(invocation)
     # round 1 goes on in the payer only; round 2 runs every agent again, intro included

@@ -26,30 +26,42 @@ class ProcessOutput:
     stderr_truncated: bool
 
 
-class _CappedReader(threading.Thread):
-    """Reads a pipe to its end, keeping at most ``cap`` bytes (None: everything)."""
+class CappedBuffer:
+    """A child's output, kept up to ``cap`` bytes (None: everything); ``truncated``
+    says whether more came (shared with the structured workflow's sandbox)."""
 
-    def __init__(self, stream: IO[bytes], cap: int | None) -> None:
-        super().__init__(daemon=True)
-        self.stream = stream
+    def __init__(self, cap: int | None) -> None:
         self.cap = cap
         self.data = bytearray()
         self.truncated = False
 
-    def run(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := os.read(self.stream.fileno(), 65536):
-                if self.cap is None:
-                    self.data += chunk
-                    continue
-                room = self.cap - len(self.data)
-                if room > 0:
-                    self.data += chunk[:room]
-                if len(chunk) > max(room, 0):
-                    self.truncated = True
+    def add(self, chunk: bytes) -> None:
+        """Keeps what still fits of ``chunk``."""
+        if self.cap is None:
+            self.data += chunk
+            return
+        room = self.cap - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        if len(chunk) > max(room, 0):
+            self.truncated = True
 
     def text(self) -> str:
         return self.data.decode("utf-8", errors="replace")
+
+
+class _CappedReader(CappedBuffer, threading.Thread):
+    """Reads a pipe to its end in a thread of its own, into a :class:`CappedBuffer`."""
+
+    def __init__(self, stream: IO[bytes], cap: int | None) -> None:
+        CappedBuffer.__init__(self, cap)
+        threading.Thread.__init__(self, daemon=True)
+        self.stream = stream
+
+    def run(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(self.stream.fileno(), 65536):
+                self.add(chunk)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

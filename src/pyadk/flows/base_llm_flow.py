@@ -89,21 +89,22 @@ class BaseLlmFlow:
                 counters.resume_done.discard(agent.name)
                 return
             call_event = counters.interrupted_calls.pop(agent.name, None)
+            last: Event | None = None
             if call_event is not None:  # calls that got no result
-                last: Event | None = None
                 async with aclosing(self._recover_calls(ctx, call_event)) as events:
                     async for last in events:
                         yield _seen(last, output_agent)
-                if last is not None and last.long_running_tool_ids:
+            if last is not None:
+                if last.long_running_tool_ids:
                     pause.mark_waiting(ctx)  # held for approval
                     return
-                if last is not None and last.actions.transfer_to_agent:
+                if last.actions.transfer_to_agent:
                     target = _transfer_target(ctx, last.actions.transfer_to_agent)
                     async with aclosing(target.run_async(ctx)) as events:
                         async for nested in events:
                             yield _seen(nested, output_agent)
                     return
-                if last is not None and last.is_final_response():
+                if last.is_final_response():
                     return
         if agent.name not in counters.confirmations_handled:
             answered = tool_confirmations.answers(ctx.user_content)

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 import pyadk
+from pyadk.code_executors._process import CappedBuffer
 from pyadk.code_executors._sandbox_child import PROCESS_EVENTS
 
 LIMITS_ENV = "PYADK_SANDBOX_LIMITS"
@@ -94,26 +95,14 @@ def sandbox_env(cwd: str | Path, limits: SandboxLimits | None = None) -> dict[st
     return env
 
 
-class _CappedReader:
-    """Reads a stream to its end, keeping at most ``cap`` characters."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.data = bytearray()
-        self.truncated = False
+class _CappedReader(CappedBuffer):
+    """Reads a stream to its end, keeping at most ``cap`` bytes."""
 
     async def drain(self, stream: asyncio.StreamReader | None) -> None:
         if stream is None:
             return
         while chunk := await stream.read(65536):
-            room = self.cap - len(self.data)
-            if room > 0:
-                self.data += chunk[:room]
-            if len(chunk) > max(room, 0):
-                self.truncated = True
-
-    def text(self) -> str:
-        return self.data.decode("utf-8", errors="replace")
+            self.add(chunk)
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
