@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
@@ -38,11 +38,12 @@ class HttpAuth(BaseModelWithConfig):
 
 class OAuth2Auth(BaseModelWithConfig):
     """An OAuth2 / OpenID Connect credential. pyadk sends ``access_token`` as a bearer
-    token; flows that need a user's consent in a browser are not run."""
+    token; :mod:`pyadk.auth.oauth2` builds the consent URL and fetches the tokens."""
 
     client_id: str | None = None
     client_secret: Annotated[str | None, Field(repr=False)] = None
     auth_uri: str | None = None
+    nonce: str | None = None
     state: str | None = None
     redirect_uri: str | None = None
     auth_response_uri: Annotated[str | None, Field(repr=False)] = None
@@ -52,6 +53,18 @@ class OAuth2Auth(BaseModelWithConfig):
     id_token: Annotated[str | None, Field(repr=False)] = None
     expires_at: int | None = None
     expires_in: int | None = None
+    audience: str | None = None
+    prompt: str | None = None
+    code_verifier: Annotated[str | None, Field(repr=False)] = None
+    """The PKCE secret of an authorization request (RFC 7636)."""
+    code_challenge_method: str | None = None
+    """``"S256"`` to use PKCE (always used for a client without a secret)."""
+    token_endpoint_auth_method: (
+        Literal["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"]
+        | None
+    ) = None
+    """How the client authenticates to the token endpoint; ``None`` is
+    ``client_secret_post`` (google-adk defaults to ``client_secret_basic``)."""
 
 
 class AuthCredentialTypes(StrEnum):
