@@ -21,7 +21,7 @@ from pyadk.artifacts.base_artifact_service import BaseArtifactService
 from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
-from pyadk.events.tool_confirmation import confirmation_answers
+from pyadk.flows.client_requests import has_client_answers
 from pyadk.memory.base_memory_service import BaseMemoryService
 from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
@@ -163,15 +163,16 @@ class Runner:
             message = types.Content.model_validate(new_message)
             if not message.parts:
                 raise ValueError("new_message has no parts: send at least one text or data part.")
-        if confirmation_answers(message):
-            # Approvals: refuse an answer to no request before anything is written.
-            from pyadk.flows.tool_confirmations import check_answers
+        if has_client_answers(message):
+            # Approvals, credentials: refuse an answer to no request (or one that does not
+            # fit it) before anything is written.
+            from pyadk.flows.client_answers import check_client_answers
 
             stored = await self.session_service.get_session(
                 app_name=self.app_name, user_id=user_id, session_id=session_id
             )
             if stored is not None:
-                check_answers(stored.events, message)
+                check_client_answers(stored.events, message)
         # The user's event goes in with the lease claim (one store round trip less) when
         # nothing may change it first: plugins, input blobs saved as artifacts.
         has_user_event = message is not None or bool(state_delta)

@@ -13,6 +13,8 @@ from pyadk.utils.fast_models import construct
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.auth.auth_credential import AuthCredential
+    from pyadk.auth.auth_tool import AuthConfig
 
 
 class CallbackContext(ReadonlyContext):
@@ -80,3 +82,22 @@ class CallbackContext(ReadonlyContext):
             app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id
         )
         return keys
+
+    def _credential_service(self) -> Any:
+        service = self._invocation_context.credential_service
+        if service is None:
+            raise ValueError(
+                "Credential service is not initialized: pass credential_service= to the Runner."
+            )
+        return service
+
+    async def load_credential(self, auth_config: AuthConfig) -> AuthCredential | None:
+        """The credential the credential service holds for ``auth_config``, or None."""
+        credential: AuthCredential | None = await self._credential_service().load_credential(
+            auth_config, self
+        )
+        return credential
+
+    async def save_credential(self, auth_config: AuthConfig) -> None:
+        """Saves ``auth_config.exchanged_auth_credential`` to the credential service."""
+        await self._credential_service().save_credential(auth_config, self)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pyadk.events.client_requests import CLIENT_REQUEST_NAMES
 from pyadk.events.outcome import OutcomeStatus
-from pyadk.events.tool_confirmation import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
 
 if TYPE_CHECKING:
     from pyadk import types
@@ -107,7 +107,7 @@ def _plan_branch(plan: ResumePlan, invocation_id: str, last: Event, answered: se
     unanswered = [
         call
         for call in last.get_function_calls()
-        if call.id not in answered and call.name != REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
+        if call.id not in answered and call.name not in CLIENT_REQUEST_NAMES
     ]
     if unanswered:
         plan.interrupted_calls[agent] = last

@@ -54,9 +54,9 @@ class _InvocationCounters:
     """A finished target that escalated was skipped: the nearest loop must end."""
     recovering: bool = False
     """This invocation resumes after an interruption (not after a client's answer)."""
-    confirmations_handled: set[str] = field(default_factory=set)
-    """Agents that took the user's confirmation answers (their later runs of the turn
-    ignore them)."""
+    answers_handled: set[str] = field(default_factory=set)
+    """Agents that took the user's answers to their requests (approvals, credentials):
+    their later runs of the turn ignore them."""
     started: float = field(default_factory=time.monotonic)
     tool_calls: int = 0
     tokens: int = 0

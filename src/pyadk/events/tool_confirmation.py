@@ -6,10 +6,8 @@ import json
 from typing import Any
 
 from pyadk import types
+from pyadk.events.client_requests import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
 from pyadk.types import _Base
-
-REQUEST_CONFIRMATION_FUNCTION_CALL_NAME = "adk_request_confirmation"
-"""The function call that asks the client to approve a tool call (google-adk's name)."""
 
 
 class ToolConfirmation(_Base):

@@ -21,6 +21,7 @@ from pyadk.errors import ModelTimeoutError
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.flows import functions, tool_confirmations
+from pyadk.flows.client_requests import calls_event, has_client_answers
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
@@ -106,25 +107,21 @@ class BaseLlmFlow:
                     return
                 if last.is_final_response():
                     return
-        if agent.name not in counters.confirmations_handled:
-            answered = tool_confirmations.answers(ctx.user_content)
-        else:
-            answered = []  # taken by an earlier run of this agent in this turn
-        if answered:  # approvals came: run (or refuse) the calls that waited for them
-            approved = tool_confirmations.approved_calls(ctx, answered)
-            if approved is not None:
-                counters.confirmations_handled.add(agent.name)
-                call_event, confirmations = approved
-                if not confirmations:
+        if agent.name not in counters.answers_handled and has_client_answers(ctx.user_content):
+            answered = _answered_calls(ctx)
+            if answered is not None:  # answers to this agent's requests: run those calls
+                counters.answers_handled.add(agent.name)
+                call_event, confirmations = answered
+                if not call_event.get_function_calls():
                     return  # answers already used (a resent message): nothing to do
                 async with aclosing(
-                    self._resume_confirmed(ctx, call_event, confirmations)
+                    self._resume_answered(ctx, call_event, confirmations)
                 ) as events:
                     async for event in events:
                         yield _seen(event, output_agent)
                         if event.long_running_tool_ids:
                             pause.mark_waiting(ctx)
-                            return  # a call asked for approval again
+                            return  # a call asked the client again
                         if event.is_final_response():
                             return  # the result needs no model summary
         while True:
@@ -179,10 +176,12 @@ class BaseLlmFlow:
                     if response is None:
                         continue
                     yield (last_event := _seen(response, output_agent))
-                    if response.actions.requested_tool_confirmations:
-                        request = tool_confirmations.request_event(ctx, event, response)
-                        if request is not None:  # the step ends, waiting for approval
+                    actions = response.actions
+                    if actions.requested_tool_confirmations or actions.requested_auth_configs:
+                        requests = _client_requests(ctx, event, response)
+                        for request in requests:  # the step ends, waiting for the client
                             yield (last_event := _seen(request, output_agent))
+                        if requests:
                             continue
                     structured = _structured_answer(ctx, response)
                     if structured is not None:
@@ -220,14 +219,15 @@ class BaseLlmFlow:
             async for event in events:
                 yield event
 
-    async def _resume_confirmed(
+    async def _resume_answered(
         self,
         ctx: InvocationContext,
         call_event: Event,
         confirmations: dict[str, ToolConfirmation],
     ) -> AsyncGenerator[Event, None]:
-        """Runs (or refuses) the approved or rejected calls; yields their results, and a
-        new request if a call asks for approval again."""
+        """Runs the calls the client's answers let go on (an approved one runs, a
+        rejected one is refused, one that got its credential runs again); yields their
+        results, and new requests if a call asks the client again."""
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
         tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
@@ -237,10 +237,8 @@ class BaseLlmFlow:
         if response is None:
             return
         yield response
-        if response.actions.requested_tool_confirmations:
-            request = tool_confirmations.request_event(ctx, call_event, response)
-            if request is not None:
-                yield request
+        for request in _client_requests(ctx, call_event, response):
+            yield request
 
     async def _preprocess_async(
         self, ctx: InvocationContext, llm_request: LlmRequest
@@ -450,6 +448,47 @@ def _finalize_event(
 
 _FINALIZED = frozenset({"actions", "id", "timestamp"})
 """Fields every response event sets (besides the template's and the response's)."""
+
+
+def _answered_calls(ctx: InvocationContext) -> tuple[Event, dict[str, ToolConfirmation]] | None:
+    """The calls of this agent that the user's message lets go on (approved, rejected,
+    or given their credential), as one event, with the approvals by call id; None when
+    no answer in the message is to this agent."""
+    from pyadk.flows import tool_auth  # rare: credential answers
+
+    message = ctx.user_content
+    approved = None
+    answered = tool_confirmations.answers(message)
+    if answered:
+        approved = tool_confirmations.approved_calls(ctx, answered)
+    credentials = tool_auth.answers(message)
+    resumed = tool_auth.resumed_calls(ctx, credentials) if credentials else None
+    if approved is None:
+        return None if resumed is None else (resumed, {})
+    if resumed is None:
+        return approved
+    call_event, confirmations = approved
+    calls = call_event.get_function_calls()
+    taken = {call.id for call in calls}
+    calls += [call for call in resumed.get_function_calls() if call.id not in taken]
+    return calls_event(ctx.invocation_id, ctx.agent.name, ctx.branch, calls), confirmations
+
+
+def _client_requests(ctx: InvocationContext, call_event: Event, response: Event) -> list[Event]:
+    """The events asking the client for what ``response``'s calls requested: approvals,
+    then credentials."""
+    requests = []
+    if response.actions.requested_tool_confirmations:
+        request = tool_confirmations.request_event(ctx, call_event, response)
+        if request is not None:
+            requests.append(request)
+    if response.actions.requested_auth_configs:
+        from pyadk.flows import tool_auth
+
+        request = tool_auth.request_event(ctx, response)
+        if request is not None:
+            requests.append(request)
+    return requests
 
 
 def _transfer_target(ctx: InvocationContext, target_name: str) -> BaseAgent:

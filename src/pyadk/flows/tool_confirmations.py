@@ -21,6 +21,7 @@ from pyadk.events.tool_confirmation import (
 )
 from pyadk.events.tool_confirmation import ToolConfirmation
 from pyadk.events.tool_confirmation import confirmation_answers as answers
+from pyadk.flows.client_requests import answered_after, calls_event, find_request
 from pyadk.flows.functions import new_function_call_id
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def check_answers(events: list[Event], message: types.Content | None) -> None:
     """Refuses (ToolConfirmationError) a message that answers a confirmation request the
     session does not hold: checked before the message is stored."""
     for response in answers(message):
-        if _request(events, response.id) is None:
+        if find_request(events, response.id, REQUEST_NAME) is None:
             raise ToolConfirmationError(
                 f"No confirmation request {response.id!r} in this session to answer."
             )
@@ -108,7 +109,7 @@ def approved_calls(
     confirmations: dict[str, ToolConfirmation] = {}
     mine = False
     for response in answered:
-        found = _request(events, response.id)
+        found = find_request(events, response.id, REQUEST_NAME)
         if found is None:
             raise ToolConfirmationError(
                 f"No confirmation request {response.id!r} in this session to answer."
@@ -119,7 +120,7 @@ def approved_calls(
         mine = True
         original = _original_call(request)
         call_id = original.id or ""
-        if call_id in confirmations or _answered_after(events, index, call_id):
+        if call_id in confirmations or answered_after(events, index, call_id):
             continue
         _check_asked(events[:index], agent_name, original)
         try:
@@ -131,25 +132,7 @@ def approved_calls(
         calls.append(original)
     if not mine:
         return None
-    call_event = Event(
-        invocation_id=ctx.invocation_id,
-        author=agent_name,
-        branch=ctx.branch,
-        content=types.Content(
-            role="model", parts=[types.Part(function_call=call) for call in calls]
-        ),
-    )
-    return call_event, confirmations
-
-
-def _request(
-    events: list[Event], request_id: str | None
-) -> tuple[int, str, types.FunctionCall] | None:
-    for index in range(len(events) - 1, -1, -1):
-        for call in events[index].get_function_calls():
-            if call.id == request_id and call.name == REQUEST_NAME:
-                return index, events[index].author, call
-    return None
+    return calls_event(ctx.invocation_id, agent_name, ctx.branch, calls), confirmations
 
 
 def _original_call(request: types.FunctionCall) -> types.FunctionCall:
@@ -161,15 +144,6 @@ def _original_call(request: types.FunctionCall) -> types.FunctionCall:
     if original is None or not original.id or not original.name:
         raise ToolConfirmationError(f"Confirmation request {request.id!r} names no tool call.")
     return original
-
-
-def _answered_after(events: list[Event], index: int, call_id: str) -> bool:
-    """True when a result for ``call_id`` was stored after the request (already resumed)."""
-    return any(
-        response.id == call_id
-        for event in events[index + 1 :]
-        for response in event.get_function_responses()
-    )
 
 
 def _check_asked(events: list[Event], agent_name: str, original: types.FunctionCall) -> None:

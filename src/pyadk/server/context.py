@@ -10,6 +10,9 @@ from fastapi import HTTPException
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.artifacts.base_artifact_service import BaseArtifactService
+from pyadk.auth.credential_service.in_memory_credential_service import (
+    InMemoryCredentialService,
+)
 from pyadk.memory.base_memory_service import BaseMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
 from pyadk.runners import Runner
@@ -65,6 +68,9 @@ class ServerContext:
         self.max_request_bytes = max_request_bytes
         """The largest request body (and ``/run_live`` message) accepted."""
         self.ui_runs = UiRunRegistry(max_finished=settings.max_finished_runs)
+        self.credential_service = InMemoryCredentialService()
+        """End users' credentials (tools' ``adk_request_credential`` answers), kept in
+        memory as google-adk's server does."""
         self._runners: dict[str, Runner] = {}
 
     def list_apps(self) -> list[str]:
@@ -113,6 +119,7 @@ class ServerContext:
                 session_service=self.session_service,
                 artifact_service=self.artifact_service,
                 memory_service=self.memory_service,
+                credential_service=self.credential_service,
             )
             self._runners[app_name] = runner
         return runner

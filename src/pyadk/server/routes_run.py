@@ -14,8 +14,8 @@ from pyadk.agents.interrupted import (
     InvocationNotInterruptedError,
     plan_resume,
 )
-from pyadk.flows import tool_confirmations
-from pyadk.flows.tool_confirmations import ToolConfirmationError
+from pyadk.flows.client_answers import check_client_answers
+from pyadk.flows.client_requests import has_client_answers
 from pyadk.runners import Runner
 from pyadk.server.background_run import BackgroundRun
 from pyadk.server.context import ServerContext
@@ -34,10 +34,11 @@ async def prepare_run(ctx: ServerContext, request: Request, body: AgentRunReques
     require_user(request, body.user_id)
     runner = ctx.runner(body.app_name)
     session = await ctx.session(body.app_name, body.user_id, body.session_id)
-    try:
-        tool_confirmations.check_answers(session.events, body.new_message)
-    except ToolConfirmationError as exc:  # an approval answer to no request
-        raise HTTPException(status_code=400, detail=str(exc)) from exc
+    if has_client_answers(body.new_message):
+        try:
+            check_client_answers(session.events, body.new_message)
+        except ValueError as exc:  # an answer to no request, or one that does not fit it
+            raise HTTPException(status_code=400, detail=str(exc)) from exc
     if body.invocation_id is not None:  # resuming: the invocation must be resumable
         try:
             plan_resume(session, body.invocation_id, runner.agent)

@@ -10,6 +10,8 @@ from pyadk.events.tool_confirmation import ToolConfirmation
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.auth.auth_credential import AuthCredential
+    from pyadk.auth.auth_tool import AuthConfig
     from pyadk.memory.base_memory_service import SearchMemoryResponse
 
 
@@ -49,11 +51,31 @@ class ToolContext(CallbackContext):
             app_name=ctx.app_name, user_id=ctx.user_id, query=query
         )
 
-    def request_credential(self, auth_config: Any) -> None:
-        """Asks the client for a credential for this call (``requested_auth_configs``)."""
+    def request_credential(self, auth_config: AuthConfig) -> None:
+        """Asks the client for the end user's credential (``requested_auth_configs``).
+
+        The framework then ends the agent's step with an ``adk_request_credential``
+        call (an OAuth2 scheme's request carries an authorization URI); once the client
+        answers, this call runs again and :meth:`get_auth_response` returns the
+        credential. The request holds no secret the developer configured.
+        """
+        from pyadk.auth.auth_handler import AuthHandler
+
         if not self.function_call_id:
-            raise ValueError("request_credential needs a function_call_id.")
-        self._event_actions.requested_auth_configs[self.function_call_id] = auth_config
+            raise ValueError(
+                "request_credential needs a function_call_id: it is for tool calls (a "
+                "callback can use load_credential / save_credential)."
+            )
+        request = AuthHandler(auth_config).generate_auth_request()
+        self._event_actions.requested_auth_configs[self.function_call_id] = request
+
+    def get_auth_response(self, auth_config: AuthConfig) -> AuthCredential | None:
+        """The credential the client sent for ``auth_config`` in this turn (None before
+        it came); an OAuth2 authorization code is first traded for a token, a blocking
+        call (``CredentialManager.get_auth_credential`` does it asynchronously)."""
+        from pyadk.auth.auth_handler import AuthHandler
+
+        return AuthHandler(auth_config).get_auth_response(self.state)
 
     def request_confirmation(self, *, hint: str | None = None, payload: Any = None) -> None:
         """Asks the client to approve this call (``requested_tool_confirmations``).
