@@ -331,3 +331,24 @@ async def test_load_credential_without_a_service_names_the_runner_option() -> No
     agent = LlmAgent(name="a", model=FunctionModel(reply), tools=[FunctionTool(tool)])
     await turn(make_runner(agent, credential_service=None), "go")
     assert seen and "credential_service=" in seen[0]
+
+
+async def test_a_workflow_waits_for_the_credential_and_goes_on_after_it() -> None:
+    from pyadk.agents import SequentialAgent
+
+    weather = Weather()
+    after = LlmAgent(name="reporter", model=FunctionModel(lambda r: "report written"))
+    flow = SequentialAgent(name="flow", sub_agents=[weather.agent(), after])
+    runner = make_runner(flow)
+    events = await turn(runner, "weather then report")
+    [request] = credential_requests(events[-1])
+    assert all(e.author != "reporter" for e in events)  # the sequence paused
+    events = await turn(runner, answer(request, with_key(request, "k-wf")))
+    assert weather.keys_used == ["k-wf"]
+    said = [
+        (e.author, e.content.parts[0].text) for e in events if e.content and e.content.parts[0].text
+    ]
+    assert said == [
+        ("weather", '{"city": "Paris", "sky": "clear"}'),
+        ("reporter", "report written"),
+    ]

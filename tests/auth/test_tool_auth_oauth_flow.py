@@ -137,3 +137,34 @@ async def test_a_redirect_with_another_state_is_refused(oauth_server: LiveOAuthS
     with pytest.raises(ToolAuthError, match="state"):
         await turn(runner, answer(request, with_redirect(request.args, forged)))
     assert profile.tokens == []
+
+
+async def test_get_auth_response_trades_the_code_for_a_token(oauth_server: LiveOAuthServer) -> None:
+    """google-adk's synchronous way: the tool reads the answer and gets a token."""
+    profile = Profile(oauth_server, "web-app")
+    tokens: list[str | None] = []
+
+    def my_profile(tool_context: ToolContext) -> dict[str, Any]:
+        """The signed-in user's profile."""
+        credential = tool_context.get_auth_response(profile.config)
+        if credential is None:
+            tool_context.request_credential(profile.config)
+            return {"pending": True}
+        assert credential.oauth2 is not None
+        tokens.append(credential.oauth2.access_token)
+        response = httpx.get(
+            f"{oauth_server.url}/api/me",
+            headers={"Authorization": f"Bearer {credential.oauth2.access_token}"},
+        )
+        return dict(response.json())
+
+    agent = profile.agent()
+    agent.tools = [FunctionTool(my_profile)]
+    runner = make_runner(agent)
+    [request] = credential_requests((await turn(runner, "who am I?"))[-1])
+    redirect = await consent(
+        request.args["authConfig"]["exchangedAuthCredential"]["oauth2"]["authUri"]
+    )
+    result, _ = await turn(runner, answer(request, with_redirect(request.args, redirect)))
+    assert tokens and tokens[0]
+    assert result.get_function_responses()[0].response["sub"] == "user-1"
