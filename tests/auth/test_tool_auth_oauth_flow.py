@@ -168,3 +168,55 @@ async def test_get_auth_response_trades_the_code_for_a_token(oauth_server: LiveO
     result, _ = await turn(runner, answer(request, with_redirect(request.args, redirect)))
     assert tokens and tokens[0]
     assert result.get_function_responses()[0].response["sub"] == "user-1"
+
+
+async def test_a_toolset_behind_oauth2_asks_for_consent_before_listing_its_tools(
+    oauth_server: LiveOAuthServer,
+) -> None:
+    """A public client (PKCE): the verifier stays in the session's copy of the request."""
+    from pyadk.tools.base_toolset import BaseToolset
+
+    config = Profile(oauth_server, "spa").config
+    listed_with: list[str | None] = []
+
+    class ProfileToolset(BaseToolset):
+        def get_auth_config(self) -> AuthConfig:
+            return config
+
+        async def get_tools(self, readonly_context: Any = None) -> list[Any]:
+            credential = readonly_context.get_credential(config.credential_key)
+            listed_with.append(credential.oauth2.access_token if credential else None)
+
+            async def whoami(tool_context: ToolContext) -> dict[str, Any]:
+                """The signed-in user."""
+                token = tool_context.get_credential(config.credential_key).oauth2.access_token
+                async with httpx.AsyncClient() as client:
+                    response = await client.get(
+                        f"{oauth_server.url}/api/me", headers={"Authorization": f"Bearer {token}"}
+                    )
+                return dict(response.json())
+
+            return [FunctionTool(whoami)]
+
+    def reply(request: LlmRequest) -> Any:
+        part = request.contents[-1].parts[0]
+        if part.function_response is not None:
+            return json.dumps(part.function_response.response, sort_keys=True)
+        return [function_call("whoami")]
+
+    agent = LlmAgent(name="assistant", model=FunctionModel(reply), tools=[ProfileToolset()])
+    runner = make_runner(agent)
+    [request_event] = await turn(runner, "who am I?")
+    [request] = credential_requests(request_event)
+    assert request.args["functionCallId"] == "_adk_toolset_auth_ProfileToolset"
+    assert "codeVerifier" not in request.args["authConfig"]["exchangedAuthCredential"]["oauth2"]
+    assert listed_with == []  # nothing listed before the credential came
+
+    redirect = await consent(
+        request.args["authConfig"]["exchangedAuthCredential"]["oauth2"]["authUri"]
+    )
+    events = await turn(runner, answer(request, with_redirect(request.args, redirect)))
+    assert events[-1].content.parts[0].text == json.dumps(
+        {"client_id": "spa", "scope": "read:me", "sub": "user-1"}, sort_keys=True
+    )
+    assert listed_with and all(listed_with)

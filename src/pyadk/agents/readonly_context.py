@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pyadk import types
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.auth.auth_credential import AuthCredential
     from pyadk.events.outcome import AgentOutcome
 
 
@@ -46,3 +47,8 @@ class ReadonlyContext:
     def outcome_of(self, agent_name: str) -> AgentOutcome | None:
         """How ``agent_name``'s latest run ended (success, failure, skipped, ...)."""
         return self._invocation_context.outcome_of(agent_name)
+
+    def get_credential(self, key: str) -> AuthCredential | None:
+        """The credential resolved for this invocation under ``key`` (a toolset's
+        ``credential_key``), or None."""
+        return self._invocation_context._counters.credentials.get(key)

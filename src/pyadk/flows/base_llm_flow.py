@@ -23,6 +23,7 @@ from pyadk.events.event_actions import EventActions
 from pyadk.flows import functions, tool_confirmations
 from pyadk.flows.client_requests import calls_event, has_client_answers
 from pyadk.flows.processors.base import SilentRequestProcessor
+from pyadk.flows.toolset_auth import auth_toolsets, toolset_auth_request
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.telemetry import get_tracer
@@ -124,8 +125,15 @@ class BaseLlmFlow:
                             return  # a call asked the client again
                         if event.is_final_response():
                             return  # the result needs no model summary
+        toolsets = auth_toolsets(agent) if isinstance(agent, LlmAgent) and agent.tools else None
         while True:
             last_event: Event | None = None
+            if toolsets:  # credentials the toolsets need before their tools are listed
+                request = await toolset_auth_request(ctx, toolsets)
+                if request is not None:
+                    yield _seen(request, output_agent)
+                    pause.mark_waiting(ctx)
+                    return
             llm_request = construct(LlmRequest)
             if self._all_silent():
                 await self._preprocess_silently(ctx, llm_request)
@@ -485,7 +493,7 @@ def _client_requests(ctx: InvocationContext, call_event: Event, response: Event)
     if response.actions.requested_auth_configs:
         from pyadk.flows import tool_auth
 
-        request = tool_auth.request_event(ctx, response)
+        request = tool_auth.request_event(ctx, response.actions.requested_auth_configs)
         if request is not None:
             requests.append(request)
     return requests

@@ -44,13 +44,22 @@ def answers(content: types.Content | None) -> list[types.FunctionResponse]:
     return answers_to(content, REQUEST_NAME)
 
 
-def request_event(ctx: InvocationContext, response: Event) -> Event | None:
-    """The event asking the client for the credentials ``response``'s calls requested:
-    one long-running ``adk_request_credential`` call per credential key."""
+TOOLSET_AUTH_PREFIX = "_adk_toolset_auth_"
+"""The ``functionCallId`` of a toolset's request (google-adk's): no call runs again,
+the agent goes on once the credential came."""
+
+
+def request_event(
+    ctx: InvocationContext, requested: dict[str, Any], *, keep: bool = False
+) -> Event | None:
+    """The event asking the client for the ``requested`` credentials (by the id of the
+    call, or toolset, that needs each): one long-running ``adk_request_credential``
+    call per credential key. ``keep``: the event also keeps the server's copies of the
+    configs (a toolset's request has no call result to keep them in)."""
     parts: list[types.Part] = []
     ids: set[str] = set()
     keys: set[str] = set()
-    for call_id, value in response.actions.requested_auth_configs.items():
+    for call_id, value in requested.items():
         config = _config(value)
         key = config.credential_key or call_id
         if key in keys:
@@ -67,13 +76,16 @@ def request_event(ctx: InvocationContext, response: Event) -> Event | None:
         parts.append(types.Part(function_call=call))
     if not parts:
         return None
-    return Event(
+    event = Event(
         invocation_id=ctx.invocation_id,
         author=ctx.agent.name,
         branch=ctx.branch,
         content=types.Content(role="model", parts=parts),
         long_running_tool_ids=ids,
     )
+    if keep:
+        event.actions.requested_auth_configs.update(requested)
+    return event
 
 
 def check_answers(events: list[Event], message: types.Content | None) -> None:
@@ -86,7 +98,8 @@ def check_answers(events: list[Event], message: types.Content | None) -> None:
 def resumed_calls(ctx: InvocationContext, answered: list[types.FunctionResponse]) -> Event | None:
     """Keeps the credentials ``answered`` holds for this agent's requests in ``temp:``
     state and returns the calls that waited for them, as an event to run again (empty
-    when every one already ran again); None when no answer is to this agent."""
+    when every one already ran again); None when no answer is to this agent's tool
+    calls (a toolset's credential only lets the agent go on)."""
     events = ctx.session.events
     agent_name = ctx.agent.name
     waiting: dict[str, int] = {}  # call id -> index of its request
@@ -95,8 +108,10 @@ def resumed_calls(ctx: InvocationContext, answered: list[types.FunctionResponse]
         index, author, arguments, config, credential = _pinned(events, response)
         if author != agent_name:
             continue  # another agent's request: that agent resumes it
-        mine = True
         ctx.session.state[TEMP_PREFIX + (config.credential_key or "")] = credential
+        if arguments.function_call_id.startswith(TOOLSET_AUTH_PREFIX):
+            continue
+        mine = True
         for call_id in _calls_needing(events[:index], arguments, config):
             waiting.setdefault(call_id, index)
     if not mine:
@@ -119,7 +134,7 @@ def _pinned(
         arguments = AuthToolArguments.model_validate(call.args or {})
     except ValidationError:
         raise ToolAuthError(f"Credential request {response.id!r} names no tool call.") from None
-    config = _server_config(events[:index], arguments)
+    config = _server_config(events[: index + 1], arguments)
     credential = _answered_credential(config, response.response, response.id or "")
     return index, author, arguments, config, credential
 
@@ -128,7 +143,7 @@ def _server_config(events: list[Event], arguments: AuthToolArguments) -> AuthCon
     """The config as the tool call requested it (with what only the server keeps, such
     as the PKCE verifier); the request's arguments when the session lacks it."""
     call_id = arguments.function_call_id
-    for event in reversed(events):
+    for event in reversed(events):  # the tool's result, or the request itself (toolsets)
         value = event.actions.requested_auth_configs.get(call_id)
         if value is not None:
             return _config(value)

@@ -10,6 +10,7 @@ from pyadk.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
     from pyadk.agents.readonly_context import ReadonlyContext
+    from pyadk.auth.auth_tool import AuthConfig
 
 ToolPredicate = Callable[[BaseTool, "ReadonlyContext | None"], bool]
 """Decides whether a tool of a toolset is offered in this context."""
@@ -24,6 +25,16 @@ class BaseToolset(abc.ABC):
     @abc.abstractmethod
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The toolset's tools for this context."""
+
+    def get_auth_config(self) -> AuthConfig | None:
+        """The credential this toolset needs to list and run its tools (None: none).
+
+        Before each model call the agent's flow finds it (configured, saved in the
+        credential service, or asked of the user with ``adk_request_credential``, which
+        pauses the agent until the client answers) and makes it available as
+        ``readonly_context.get_credential(auth_config.credential_key)``.
+        """
+        return None
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Releases the toolset's resources (connections, processes)."""
