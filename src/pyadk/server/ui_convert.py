@@ -16,6 +16,11 @@ and the sequence number. Rules (``docs/ui-events.md`` has the full table):
   ``requested_tool_confirmations``) gets no ``tool_end``: the call waits, and the result
   of the turn that answers closes it (a rejected call's result is an error result); a
   user's answer is a ``user_message`` ("Approved pay") with its ``approvals``;
+- tool auth, the same way: an ``adk_request_credential`` call is ``auth_required``
+  (not a ``tool_start``), the waiting call's placeholder result (its id is in
+  ``requested_auth_configs``) gets no ``tool_end``, and a user's answer is a
+  ``user_message`` ("Signed in", "Provided a credential": never the credential) with
+  its ``credentials``;
 - outcome, state, artifact, escalation and code events are ``thinking`` entries;
 - :meth:`finish`, :meth:`fail` and :meth:`cancel` close open messages and end the run
   with exactly one ``done`` (``fail`` emits a fatal ``error`` first).
@@ -31,6 +36,7 @@ from typing import Any, Literal
 from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.budget import BUDGET_EXCEEDED
+from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME as AUTH_REQUEST
 from pyadk.events.event import Event
 from pyadk.events.outcome import AgentOutcome, outcome_state_key
 from pyadk.events.tool_confirmation import (
@@ -42,7 +48,9 @@ from pyadk.server.ui_events import (
     AgentActiveEvent,
     ApprovalDecision,
     ApprovalRequiredEvent,
+    AuthRequiredEvent,
     ContentEvent,
+    CredentialAnswer,
     DoneEvent,
     ErrorEvent,
     FinalEvent,
@@ -55,6 +63,8 @@ from pyadk.server.ui_events import (
 )
 
 TRANSFER_TOOL = "transfer_to_agent"
+CONSENT_SCHEMES = frozenset({"oauth2", "openIdConnect"})
+"""Security scheme types whose credential comes from a sign-in."""
 
 
 @dataclass
@@ -71,6 +81,27 @@ def _mapping(value: Any) -> dict[str, Any]:
 def _decision_text(decision: ApprovalDecision) -> str:
     verb = "Approved" if decision.confirmed else "Rejected"
     return f"{verb} {decision.tool}" if decision.tool else verb
+
+
+def _credential_text(answer: CredentialAnswer) -> str:
+    return "Signed in" if answer.signed_in else "Provided a credential"
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _get(data: dict[str, Any], *names: str) -> Any:
+    """The first of ``names`` (camelCase and snake_case spellings) that ``data`` has."""
+    for name in names:
+        if name in data:
+            return data[name]
+    return None
+
+
+def _scheme_type(config: dict[str, Any]) -> str | None:
+    """The security scheme type of an ``authConfig`` (JSON)."""
+    return _text(_mapping(_get(config, "authScheme", "auth_scheme")).get("type"))
 
 
 def _walk(agent: BaseAgent) -> Iterator[BaseAgent]:
@@ -103,6 +134,10 @@ class UiEventConverter:
         self._final_text: str | None = None
         self._requests: dict[str, tuple[str | None, str | None]] = {}
         """Approval request id -> (call id, tool) of the call it asks about."""
+        self._auth_requests: dict[str, tuple[str | None, str | None, str | None]] = {}
+        """Credential request id -> (call id, tool, scheme type) of the call it is for."""
+        self._tools: dict[str, str] = {}
+        """Call id -> tool, from the run's ``tool_start`` events."""
         self.done = False
         self._end_reason: Literal["completed", "budget"] = "completed"
 
@@ -116,10 +151,22 @@ class UiEventConverter:
         self._invocation_id = event.invocation_id or self._invocation_id
         if event.author == "user":
             approvals = self._approvals(event)
-            lines = [event.text or "", *(_decision_text(a) for a in approvals)]
+            credentials = self._credentials(event)
+            lines = [
+                event.text or "",
+                *(_decision_text(a) for a in approvals),
+                *(_credential_text(c) for c in credentials),
+            ]
             text = "\n".join(line for line in lines if line)
             if text:
-                out.append(UserMessageEvent(**self._base(event), text=text, approvals=approvals))
+                out.append(
+                    UserMessageEvent(
+                        **self._base(event),
+                        text=text,
+                        approvals=approvals,
+                        credentials=credentials,
+                    )
+                )
             return out
         outcome = event.actions.agent_outcome
         if event.is_outcome_event() and outcome is not None:
@@ -222,16 +269,22 @@ class UiEventConverter:
 
     def _calls(self, event: Event, out: list[UiEvent]) -> None:
         long_running = event.long_running_tool_ids or set()
-        waiting = event.actions.requested_tool_confirmations
+        actions = event.actions
+        waiting = {*actions.requested_tool_confirmations, *actions.requested_auth_configs}
         for call in event.get_function_calls():
             if call.name == APPROVAL_REQUEST:
                 out.append(self._approval_required(event, call))
+                continue
+            if call.name == AUTH_REQUEST:
+                out.append(self._auth_required(event, call))
                 continue
             if call.name == TRANSFER_TOOL:
                 target = str((call.args or {}).get("agent_name", ""))
                 data = {"from": event.author, "to": target, "callId": call.id}
                 out.append(self._thinking(event, "handoff", f"Handing off to {target}", data))
                 continue
+            if call.id:
+                self._tools[call.id] = call.name or ""
             out.append(
                 ToolStartEvent(
                     **self._base(event),
@@ -245,7 +298,7 @@ class UiEventConverter:
             if response.name == TRANSFER_TOOL:
                 continue  # the handoff shows as agent_active (below, from the actions)
             if response.id in waiting:
-                continue  # held back for approval: the answering turn's result closes it
+                continue  # waits for an answer: the answering turn's result closes it
             result = response.response
             out.append(
                 ToolEndEvent(
@@ -274,6 +327,60 @@ class UiEventConverter:
             hint=str(asked.get("hint") or ""),
             payload=asked.get("payload"),
         )
+
+    def _auth_required(self, event: Event, call: types.FunctionCall) -> UiEvent:
+        args = call.args or {}
+        config = _mapping(_get(args, "authConfig", "auth_config"))
+        call_id = _text(_get(args, "functionCallId", "function_call_id"))
+        tool = self._tools.get(call_id) if call_id else None
+        scheme = _mapping(_get(config, "authScheme", "auth_scheme"))
+        kind = _scheme_type(config)
+        exchanged = _mapping(_get(config, "exchangedAuthCredential", "exchanged_auth_credential"))
+        raw = _mapping(_get(config, "rawAuthCredential", "raw_auth_credential"))
+        auth_uri = None
+        if kind in CONSENT_SCHEMES:
+            for credential in (exchanged, raw):
+                oauth2 = _mapping(credential.get("oauth2"))
+                auth_uri = auth_uri or _text(_get(oauth2, "authUri", "auth_uri"))
+        api_key = kind == "apiKey"
+        self._auth_requests[call.id or ""] = (call_id, tool, kind)
+        return AuthRequiredEvent(
+            **self._base(event),
+            request_id=call.id or "",
+            call_id=call_id,
+            tool=tool,
+            scheme_type=kind,
+            http_scheme=_text(scheme.get("scheme")) if kind == "http" else None,
+            key_name=_text(scheme.get("name")) if api_key else None,
+            key_location=_text(_get(scheme, "in", "in_")) if api_key else None,
+            auth_uri=auth_uri,
+            credential_key=_text(_get(config, "credentialKey", "credential_key")),
+            auth_config=config,
+        )
+
+    def _credentials(self, event: Event) -> list[CredentialAnswer]:
+        """The answers to credential requests in a user's message, without the
+        credentials (the run refused any that do not fit their request)."""
+        answers: list[CredentialAnswer] = []
+        for response in event.get_function_responses():
+            if response.name != AUTH_REQUEST:
+                continue
+            call_id, tool, kind = self._auth_requests.get(response.id or "", (None, None, None))
+            if kind is None:  # a request of an earlier run: the answer tells the scheme
+                answer = _mapping(response.response)
+                if set(answer) == {"response"}:
+                    answer = _mapping(answer["response"])
+                kind = _scheme_type(answer)
+            answers.append(
+                CredentialAnswer(
+                    request_id=response.id,
+                    call_id=call_id,
+                    tool=tool,
+                    scheme_type=kind,
+                    signed_in=kind in CONSENT_SCHEMES,
+                )
+            )
+        return answers
 
     def _approvals(self, event: Event) -> list[ApprovalDecision]:
         """The answers to approval requests in a user's message (unreadable ones are

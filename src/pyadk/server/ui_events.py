@@ -95,7 +95,8 @@ class ToolStartEvent(_UiBase):
 
 class ToolEndEvent(_UiBase):
     """A tool returned; ``callId`` matches its ``tool_start``. A call waiting for
-    approval gets its ``tool_end`` only once answered (see ``approval_required``)."""
+    approval or a credential gets its ``tool_end`` only once answered (see
+    ``approval_required``, ``auth_required``)."""
 
     type: Literal["tool_end"] = "tool_end"
     internal: Literal[True] = True
@@ -138,6 +139,55 @@ class ApprovalDecision(BaseModel):
     """The call's tool, when the request is known (it is in session history)."""
     confirmed: bool
     payload: Any = None
+
+
+class AuthRequiredEvent(_UiBase):
+    """A tool call waits for the user's credential (google-adk's ``adk_request_credential``
+    call): the turn ends here. Answer it in the next turn with a ``functionResponse`` part
+    ``{"id": requestId, "name": "adk_request_credential", "response": authConfig}``, its
+    ``exchangedAuthCredential`` filled in (an API key, a token, or for OAuth2 the
+    ``authResponseUri`` the browser landed on); the call then runs again and its
+    ``tool_end`` arrives in that turn."""
+
+    type: Literal["auth_required"] = "auth_required"
+    internal: Literal[False] = False
+    request_id: str
+    """The id of the ``adk_request_credential`` call: the ``id`` of the answer."""
+    call_id: str | None
+    """The waiting call: its ``tool_start`` has this ``callId``."""
+    tool: str | None = None
+    """The waiting call's tool, when its ``tool_start`` was in the same run."""
+    scheme_type: str | None = None
+    """The OpenAPI security scheme type: ``apiKey``, ``http``, ``oauth2`` or
+    ``openIdConnect``."""
+    http_scheme: str | None = None
+    """For ``http``: the scheme (``bearer``, ``basic``)."""
+    key_name: str | None = None
+    """For ``apiKey``: the header, query parameter or cookie that carries the key."""
+    key_location: str | None = None
+    """For ``apiKey``: ``header``, ``query`` or ``cookie``."""
+    auth_uri: str | None = None
+    """For ``oauth2`` / ``openIdConnect``: the URL the user opens to sign in."""
+    credential_key: str | None = None
+    """The name of the credential in credential services."""
+    auth_config: dict[str, Any] = Field(default_factory=dict)
+    """The ``authConfig`` as sent (no secret): echo it, filled in, as the answer."""
+
+
+class CredentialAnswer(BaseModel):
+    """One answer to an ``auth_required`` event, in a ``user_message`` (never the
+    credential itself)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    request_id: str | None
+    call_id: str | None = None
+    tool: str | None = None
+    """The waiting call's tool, when the request and the call are known."""
+    scheme_type: str | None = None
+    """The scheme of the request (``apiKey``, ``http``, ``oauth2``, ``openIdConnect``)."""
+    signed_in: bool = False
+    """True for an OAuth2 / OpenID Connect answer (a sign-in)."""
 
 
 class ContentEvent(_UiBase):
@@ -193,9 +243,12 @@ class UserMessageEvent(_UiBase):
     internal: Literal[False] = False
     text: str
     """The message's text; for an answer to approval requests, one line per answer
-    ("Approved pay", "Rejected pay")."""
+    ("Approved pay", "Rejected pay"); for an answer to credential requests, one line per
+    answer ("Signed in", "Provided a credential": never the credential)."""
     approvals: list[ApprovalDecision] = Field(default_factory=list)
     """The approval requests this message answers (empty for an ordinary message)."""
+    credentials: list[CredentialAnswer] = Field(default_factory=list)
+    """The credential requests this message answers (empty for an ordinary message)."""
 
 
 UiEvent = Annotated[
@@ -204,6 +257,7 @@ UiEvent = Annotated[
     | ToolStartEvent
     | ToolEndEvent
     | ApprovalRequiredEvent
+    | AuthRequiredEvent
     | ContentEvent
     | FinalEvent
     | ErrorEvent
@@ -222,6 +276,7 @@ UI_EVENT_TYPES: tuple[str, ...] = (
     "tool_start",
     "tool_end",
     "approval_required",
+    "auth_required",
     "content",
     "final",
     "error",
