@@ -57,7 +57,8 @@ class Runner:
 
     Give either ``app`` (an :class:`~pyadk.apps.App`: its name, root agent, plugins
     and events compaction; ``app_name`` may override its name) or ``agent`` with
-    ``app_name`` (and ``plugins``).
+    ``app_name`` (and ``plugins``); :attr:`app` is then an ``App`` of those, made on
+    first use.
     """
 
     def __init__(
@@ -73,7 +74,7 @@ class Runner:
         plugins: Sequence[BasePlugin] | None = None,
         auto_create_session: bool = False,
     ) -> None:
-        self.app = app
+        self._app = app
         self._compacts = False
         if app is not None:
             if agent is not None:
@@ -103,6 +104,20 @@ class Runner:
         self.credential_service = credential_service
         self.plugin_manager = PluginManager(plugins)
         self.auto_create_session = auto_create_session
+
+    @property
+    def app(self) -> App:
+        """The app this runner runs: the one it was given, or one wrapping ``agent``,
+        ``app_name`` and ``plugins`` (made on first use, not checked)."""
+        if self._app is None:
+            from pyadk.apps.app import App
+
+            self._app = App.model_construct(
+                name=self.app_name,
+                root_agent=self.agent,
+                plugins=list(self.plugin_manager.plugins),
+            )
+        return self._app
 
     def run_async(
         self,
@@ -249,7 +264,6 @@ class Runner:
         summariser is logged; the turn's events are already stored)."""
         from pyadk.apps.compaction import run_compaction
 
-        assert self.app is not None
         try:
             await run_compaction(self.app, session, self.session_service)
         except StaleSessionError:

@@ -72,10 +72,12 @@ def test_runner_needs_an_app_or_an_agent_with_app_name() -> None:
         Runner(session_service=InMemorySessionService())
     with pytest.raises(ValueError, match="needs app_name"):
         Runner(agent=_agent(), session_service=InMemorySessionService())
-    # The agent-and-name form is unchanged; InMemoryRunner still names itself.
-    assert (
-        Runner(app_name="a", agent=_agent(), session_service=InMemorySessionService()).app is None
-    )
+    # The agent-and-name form is wrapped in an App on first use, as in google-adk;
+    # InMemoryRunner still names itself.
+    agent = _agent()
+    runner = Runner(app_name="a", agent=agent, session_service=InMemorySessionService())
+    assert runner.app.name == "a" and runner.app.root_agent is agent and runner.app.plugins == []
+    assert runner.app is runner.app
     assert InMemoryRunner(_agent()).app_name == "InMemoryRunner"
 
 
