@@ -39,6 +39,8 @@ class FunctionTool(BaseTool):
     ) -> None:
         tool_name = name or getattr(func, "__name__", None) or type(func).__name__
         self.func = func
+        self._ignore_params: list[str] = list(_IGNORED)
+        """Parameters the model never sees nor fills (the framework passes them)."""
         self._declaration: types.FunctionDeclaration | None = None
         self._description: str | None = None
         super().__init__(
@@ -63,12 +65,21 @@ class FunctionTool(BaseTool):
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         if self._declaration is None:
             self._declaration = build_function_declaration(
-                self.func, ignore_params=_IGNORED, name=self.name
+                self.func, ignore_params=self._ignore_params, name=self.name
             )
         return self._declaration
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        kwargs, errors = validate_arguments(self.func, args or {}, ignore_params=_IGNORED)
+        return await self._call_function(args, tool_context)
+
+    async def _call_function(
+        self, args: dict[str, Any], tool_context: ToolContext, **hidden: Any
+    ) -> Any:
+        """Calls the function with the model's validated ``args`` and the ``hidden``
+        values the framework passes to ignored parameters."""
+        kwargs, errors = validate_arguments(
+            self.func, args or {}, ignore_params=self._ignore_params
+        )
         if errors:
             return {
                 "error": f"Invoking `{self.name}()` failed: "
@@ -77,6 +88,7 @@ class FunctionTool(BaseTool):
             }
         if self._takes_tool_context:
             kwargs["tool_context"] = tool_context
+        kwargs.update(hidden)
         if self._is_async:
             return await self.func(**kwargs)
         if getattr(tool_context, "concurrent", False):
