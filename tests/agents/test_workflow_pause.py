@@ -208,3 +208,23 @@ async def test_one_message_can_answer_several_waiting_branches() -> None:
     await runner.run(types.Content(role="user", parts=parts))
     assert sorted(ledger.paid) == [300, 900]
     assert ledger.said.count("after") == 1 and ledger.said[-1] == "after"
+
+
+async def test_rounds_before_a_pause_count_towards_max_iterations() -> None:
+    ledger = Ledger()
+    inner = LoopAgent(name="inner", sub_agents=[ledger.payer()], max_iterations=2)
+    outer = LoopAgent(name="outer", sub_agents=[inner], max_iterations=2)
+    runner = TestRunner(outer)
+    events = await runner.run("go")
+    rounds = events[-1].actions.agent_state["loop_rounds"]
+    assert rounds == {"inner": 0, "outer": 0}  # recorded on the waiting event
+    for expected in range(1, 4):
+        events = await approve(runner, events)
+        assert ledger.paid == [500] * expected
+        assert confirmation_requests(events[-1])  # each round waits again
+    events = await approve(runner, events)
+    # 2 outer rounds of 2 inner rounds: four payments, then both loops are done.
+    assert ledger.paid == [500] * 4
+    assert not confirmation_requests(events[-1]) and texts(events)[-1] == ("payer", "payer paid")
+    again = await runner.run("go")  # a new turn starts the loops afresh
+    assert again[-1].actions.agent_state["loop_rounds"] == {"inner": 0, "outer": 0}
