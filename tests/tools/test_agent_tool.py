@@ -121,3 +121,24 @@ async def test_skip_summarization_and_artifacts_land_in_the_callers_session():
     )
     assert stored == types.Part(text="42")
     assert events[-1].actions.artifact_delta == {"report.txt": 0}
+
+
+async def test_an_agent_that_waits_for_the_client_is_an_error_result() -> None:
+    from pyadk.tools import FunctionTool
+
+    def pay(amount: int) -> dict:
+        """Pays."""
+        return {"paid": amount}
+
+    inner = LlmAgent(
+        name="payer",
+        description="Pays.",
+        model=ScriptedModel([function_call("pay", {"amount": 5}), "paid"]),
+        tools=[FunctionTool(pay, require_confirmation=True)],
+    )
+    outer_model = ScriptedModel([function_call("payer", {"request": "pay 5"}), "done"])
+    outer = LlmAgent(name="boss", model=outer_model, tools=[AgentTool(inner)])
+    events = await TestRunner(outer).run("go")
+    [result] = [r for e in events for r in e.get_function_responses()]
+    assert "stopped waiting for the client's answer" in result.response["error"]
+    assert "make the agent a sub-agent" in result.response["error"]

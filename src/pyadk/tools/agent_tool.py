@@ -26,7 +26,9 @@ class AgentTool(BaseTool):
     ``input_schema``. The agent runs in a fresh in-memory session seeded with a copy
     of the caller's state; its state changes flow back to the caller, and its
     artifacts are saved in the caller's session. With ``output_schema`` the result is
-    the validated dict, otherwise the final text.
+    the validated dict, otherwise the final text. An agent that stops waiting for the
+    client (an approval, a credential) gets an error result: its nested session is not
+    kept, so it could not resume.
     """
 
     def __init__(self, agent: BaseAgent, skip_summarization: bool = False) -> None:
@@ -77,6 +79,7 @@ class AgentTool(BaseTool):
             app_name=self.agent.name, user_id=parent.user_id, state=state
         )
         last_content: types.Content | None = None
+        pending: set[str] = set()  # calls that wait for the client (approvals, credentials)
         async for event in runner.run_async(
             user_id=session.user_id,
             session_id=session.id,
@@ -85,8 +88,19 @@ class AgentTool(BaseTool):
         ):
             if event.actions.state_delta:
                 tool_context.state.update(event.actions.state_delta)
+            if event.long_running_tool_ids:
+                pending |= event.long_running_tool_ids
             if event.content is not None and not event.partial:
                 last_content = event.content
+                pending -= {r.id for r in event.get_function_responses() if r.id}
+        if pending:
+            tool_context.actions.skip_summarization = False
+            return {
+                "error": f"Agent {self.agent.name!r} stopped waiting for the client's answer "
+                f"to {', '.join(sorted(pending))} (an approval, a credential or a "
+                "long-running tool), which an agent tool cannot pass on: make the agent a "
+                "sub-agent to let it pause and resume."
+            }
         text = (last_content.text if last_content else None) or ""
         output_schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
         if output_schema is None or not text:
