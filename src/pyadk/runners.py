@@ -75,7 +75,7 @@ class Runner:
         auto_create_session: bool = False,
     ) -> None:
         self._app = app
-        self._compacts = False
+        self._compacts = self._compacts_in_turn = False
         if app is not None:
             if agent is not None:
                 raise ValueError(
@@ -89,7 +89,9 @@ class Runner:
                 )
             agent, plugins = app.root_agent, app.plugins
             app_name = app_name or app.name
-            self._compacts = app.events_compaction_config is not None
+            config = app.events_compaction_config
+            self._compacts = config is not None
+            self._compacts_in_turn = config is not None and config.token_threshold is not None
         elif agent is None:
             raise ValueError("Runner needs an app or an agent (with app_name); got neither.")
         elif not app_name:
@@ -211,6 +213,8 @@ class Runner:
                 session=session,
                 run_config=config,
             )
+            if self._compacts_in_turn:
+                ctx._counters.compacting_app = self._app
             if message is not None:
                 if not with_claim:
                     message = await self._on_user_message(ctx, message)

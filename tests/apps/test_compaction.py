@@ -318,3 +318,47 @@ async def test_a_custom_summary_is_stored_without_content_and_one_without_range_
         found = _compactions(await _session(runner, sid))
         assert len(found) == stored and all(e.content is None for e in found)
     assert "without actions.compaction; ignored" in caplog.text
+
+
+async def test_the_token_threshold_is_checked_before_each_model_call_of_a_turn() -> None:
+    """A long turn of tool calls is compacted as it goes, not only after it."""
+    tokens = iter([50, 150, 30, 40])
+    seen: list[list[str]] = []
+
+    def lookup(item: str) -> dict[str, str]:
+        """Looks an item up."""
+        return {"item": item, "found": "yes"}
+
+    def reply(request: LlmRequest) -> LlmResponse:
+        seen.append(_texts(request))
+        step = len(seen)
+        content = (
+            types.ModelContent("all found")
+            if step == 4
+            else types.Content(role="model", parts=[function_call("lookup", {"item": f"i{step}"})])
+        )
+        return LlmResponse(
+            content=content, usage_metadata=types.UsageMetadata(prompt_token_count=next(tokens))
+        )
+
+    app = App(
+        name="compacting",
+        root_agent=LlmAgent(name="helper", model=FunctionModel(reply), tools=[lookup]),
+        events_compaction_config=EventsCompactionConfig(
+            summarizer=LlmEventSummarizer(llm=_summarizer("SHORT")),
+            token_threshold=100,
+            event_retention_size=2,
+        ),
+    )
+    runner = InMemoryRunner(app=app)
+    sid = await _new_session(runner)
+    events = await _turn(runner, sid, "find three items")
+    assert events[-1].text == "all found"
+    session = await _session(runner, sid)
+    [compaction] = _compactions(session)
+    # The summary came before the third model call (after the second one's 150 tokens),
+    # covering the turn from the user's message on, and the later calls saw it.
+    assert seen[1] == ["find three items"]
+    assert seen[2][0] == "SHORT" and seen[3][0] == "SHORT"
+    assert compaction.actions.compaction.start_timestamp == session.events[0].timestamp
+    assert session.events.index(compaction) < session.events.index(events[-1])

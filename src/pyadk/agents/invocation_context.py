@@ -54,6 +54,8 @@ class _InvocationCounters:
     """A finished target that escalated was skipped: the nearest loop must end."""
     recovering: bool = False
     """This invocation resumes after an interruption (not after a client's answer)."""
+    compacting_app: Any = None
+    """The App whose token-threshold compaction is checked before each model call."""
     credentials: dict[str, Any] = field(default_factory=dict)
     """Credentials resolved for toolsets in this invocation, by credential key."""
     answers_handled: set[str] = field(default_factory=set)

@@ -2,7 +2,9 @@
 
 The runner calls :func:`run_compaction` once a turn's events are stored, only for an
 App with an ``events_compaction_config``. The token-threshold trigger is checked
-first; the sliding window runs when it wrote nothing. A range never ends between a
+first; the sliding window runs when it wrote nothing. The token threshold is also
+checked before each model call inside a turn (:func:`compact_over_threshold`), so a
+long turn of tool calls does not outgrow it. A range never ends between a
 tool call and its result (nor before an answer to an open confirmation), and a range
 is only summarised when it can shrink the request by more than the previous summary's
 size. A failing summariser is logged and the session is left as it was.
@@ -41,18 +43,49 @@ async def run_compaction(
     if config is None or app.root_agent is None or not session.events:
         return None
     events = list(session.events)
-    to_compact: list[Event] = []
-    if config.token_threshold is not None and config.event_retention_size is not None:
-        tokens = latest_prompt_token_count(events, app.root_agent.name)
-        if tokens is not None and tokens >= config.token_threshold:
-            to_compact = _token_threshold_range(events, config.event_retention_size)
+    to_compact = _over_threshold(config, events, app.root_agent.name)
     if not to_compact and config.compaction_interval is not None:
         to_compact = _sliding_window_range(
             events, config.compaction_interval, config.overlap_size or 0
         )
-    if not to_compact or not _worth_compacting(events, to_compact, app.root_agent.name):
+    return await _store_summary(config, app.root_agent, session, session_service, to_compact)
+
+
+async def compact_over_threshold(
+    app: App, session: Session, session_service: BaseSessionService
+) -> Event | None:
+    """:func:`run_compaction`'s token-threshold trigger alone: checked before each model
+    call of a turn."""
+    config = app.events_compaction_config
+    if config is None or app.root_agent is None or not session.events:
         return None
-    summary = await _summarize(config, app.root_agent, to_compact)
+    to_compact = _over_threshold(config, list(session.events), app.root_agent.name)
+    return await _store_summary(config, app.root_agent, session, session_service, to_compact)
+
+
+def _over_threshold(
+    config: EventsCompactionConfig, events: list[Event], agent_name: str
+) -> list[Event]:
+    """The events to summarise when the latest prompt reached the token threshold."""
+    if config.token_threshold is None or config.event_retention_size is None:
+        return []
+    tokens = latest_prompt_token_count(events, agent_name)
+    if tokens is None or tokens < config.token_threshold:
+        return []
+    return _token_threshold_range(events, config.event_retention_size)
+
+
+async def _store_summary(
+    config: EventsCompactionConfig,
+    agent: BaseAgent,
+    session: Session,
+    session_service: BaseSessionService,
+    to_compact: list[Event],
+) -> Event | None:
+    """Summarises ``to_compact`` (when worth it) and appends the compaction event."""
+    if not to_compact or not _worth_compacting(session.events, to_compact, agent.name):
+        return None
+    summary = await _summarize(config, agent, to_compact)
     if summary is None:
         return None
     if summary.actions.compaction is None:

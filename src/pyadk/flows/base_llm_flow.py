@@ -134,6 +134,8 @@ class BaseLlmFlow:
                     yield _seen(request, output_agent)
                     pause.mark_waiting(ctx)
                     return
+            if counters.compacting_app is not None:  # the token threshold, inside the turn
+                await _compact_over_threshold(ctx, counters.compacting_app)
             llm_request = construct(LlmRequest)
             if self._all_silent():
                 await self._preprocess_silently(ctx, llm_request)
@@ -480,6 +482,18 @@ def _answered_calls(ctx: InvocationContext) -> tuple[Event, dict[str, ToolConfir
     taken = {call.id for call in calls}
     calls += [call for call in resumed.get_function_calls() if call.id not in taken]
     return calls_event(ctx.invocation_id, ctx.agent.name, ctx.branch, calls), confirmations
+
+
+async def _compact_over_threshold(ctx: InvocationContext, app: Any) -> None:
+    """Summarises older events before a model call when the latest prompt reached the
+    app's token threshold (a failing summariser leaves the history as it is)."""
+    from pyadk.apps.compaction import compact_over_threshold
+    from pyadk.sessions.errors import StaleSessionError
+
+    try:
+        await compact_over_threshold(app, ctx.session, ctx.session_service)
+    except StaleSessionError:
+        logger.info("Session %s changed; in-turn compaction dropped.", ctx.session.id)
 
 
 def _client_requests(ctx: InvocationContext, call_event: Event, response: Event) -> list[Event]:
