@@ -336,3 +336,48 @@ async def test_oauth2_consent_then_the_function_calls_the_api_with_the_token(
     )
     assert len(tokens) == 2 and tokens[0] == tokens[1]
     assert len(oauth_server.state.token_requests) == 1  # one code exchange, no more
+
+
+async def test_two_calls_needing_one_oauth2_credential_share_the_consent_and_the_code(
+    oauth_server: LiveOAuthServer,
+) -> None:
+    """Calls of one response run at once: one of them trades the code, the other finds
+    the token (a code buys one token only)."""
+    config = oauth_config(oauth_server, "web-app")
+    seen: dict[str, str] = {}
+
+    async def profile(credential: AuthCredential) -> str:
+        """Reads the profile."""
+        assert credential.oauth2 is not None and credential.oauth2.access_token
+        seen["profile"] = credential.oauth2.access_token
+        return "profile read"
+
+    async def calendar(credential: AuthCredential) -> str:
+        """Reads the calendar."""
+        assert credential.oauth2 is not None and credential.oauth2.access_token
+        seen["calendar"] = credential.oauth2.access_token
+        return "calendar read"
+
+    def reply(request: LlmRequest) -> Any:
+        if (request.contents[-1].parts or [])[0].function_response is not None:
+            return "done"
+        return [function_call("profile"), function_call("calendar")]
+
+    runner = make_runner(
+        AuthenticatedFunctionTool(func=profile, auth_config=config),
+        AuthenticatedFunctionTool(func=calendar, auth_config=config),
+        model=FunctionModel(reply),
+    )
+    request = credential_request(await turn(runner, "profile and calendar"))
+    sent = request.args["authConfig"]["exchangedAuthCredential"]
+    async with httpx.AsyncClient() as browser:
+        sent["oauth2"]["authResponseUri"] = (await browser.get(sent["oauth2"]["authUri"])).headers[
+            "location"
+        ]
+    events = await turn(runner, answer(request, sent))
+    assert sorted(str(r.response) for e in events for r in e.get_function_responses()) == [
+        "{'result': 'calendar read'}",
+        "{'result': 'profile read'}",
+    ]
+    assert seen["profile"] == seen["calendar"]
+    assert len(oauth_server.state.token_requests) == 1

@@ -1,5 +1,6 @@
 """Credentials of OpenAPI tools reach the server: API keys (header, query, cookie), HTTP
-bearer and basic; flows that need a browser raise a clear error."""
+bearer and basic, OAuth2 access tokens; an OAuth2 scheme with neither a token nor a
+client raises a clear error."""
 
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ async def test_a_scheme_without_a_credential_raises_naming_tool_and_scheme(petst
     assert petstore.seen == []  # nothing was sent unauthenticated
 
 
-async def test_oauth2_consent_flows_raise_and_an_access_token_is_a_bearer(petstore):
+async def test_oauth2_without_a_token_or_client_raises_and_an_access_token_is_a_bearer(petstore):
     scheme = OAuth2.model_validate(
         {
             "flows": {
@@ -98,14 +99,19 @@ async def test_oauth2_consent_flows_raise_and_an_access_token_is_a_bearer(petsto
             }
         }
     )
+    # (The consent round trip itself: test_openapi_oauth.py.)
+    no_client = AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth())
+    toolset = _toolset(petstore, auth_scheme=scheme, auth_credential=no_client)
+    model = ScriptedModel([function_call("who_am_i"), "never"])
+    with pytest.raises(ValueError, match=r"Tool 'who_am_i' uses the oauth2 security scheme"):
+        await TestRunner(LlmAgent(name="a", model=model, tools=[toolset])).run("who?")
     needs_consent = AuthCredential(
         auth_type=AuthCredentialTypes.OAUTH2,
         oauth2=OAuth2Auth(client_id="id", client_secret="secret"),
     )
     toolset = _toolset(petstore, auth_scheme=scheme, auth_credential=needs_consent)
-    model = ScriptedModel([function_call("who_am_i"), "never"])
-    with pytest.raises(ValueError, match=r"Tool 'who_am_i' uses the oauth2 security scheme"):
-        await TestRunner(LlmAgent(name="a", model=model, tools=[toolset])).run("who?")
+    with pytest.raises(ValueError, match=r"needs the user's consent: run it through an agent"):
+        await toolset.get_tool("who_am_i").call(args={})  # no tool_context to ask with
     assert petstore.seen == []
 
     holding_token = AuthCredential(

@@ -32,8 +32,11 @@ class OpenAPIToolset(BaseToolset):
     Requests go to the spec's ``servers[0].url`` (or ``base_url``) through one
     ``httpx.AsyncClient`` per event loop, shared by the tools and closed by
     :meth:`close` (``Runner.close()`` calls it). ``auth_scheme`` / ``auth_credential``
-    authenticate every operation (API key, HTTP basic or bearer); otherwise an operation
-    uses the scheme its spec declares and needs a credential for it. ``timeout``
+    authenticate every operation (API key, HTTP basic or bearer, OAuth2 / OpenID
+    Connect); otherwise an operation uses the scheme its spec declares and needs a
+    credential for it. An OAuth2 / OIDC credential holding a client but no token makes
+    the first call ask the user's consent (``adk_request_credential``, see
+    :class:`RestApiTool`); ``credential_key`` names the token it gets. ``timeout``
     (seconds) bounds each request (default: 10 s to connect, 600 s to read, as
     google-adk). Loopback and private-network servers are refused unless
     ``allow_private_network_access=True`` (as in google-adk).
@@ -56,6 +59,7 @@ class OpenAPIToolset(BaseToolset):
         allow_private_network_access: bool = False,
         base_url: str | None = None,
         timeout: Timeout = None,
+        credential_key: str | None = None,
     ) -> None:
         super().__init__(tool_filter=tool_filter)
         self.tool_name_prefix = tool_name_prefix
@@ -80,6 +84,8 @@ class OpenAPIToolset(BaseToolset):
                 tool.configure_auth_scheme(auth_scheme)
             if auth_credential is not None:
                 tool.configure_auth_credential(auth_credential)
+            if credential_key:
+                tool.configure_credential_key(credential_key)
 
     def _parse(
         self,

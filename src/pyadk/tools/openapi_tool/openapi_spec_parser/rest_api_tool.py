@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from pyadk.agents.readonly_context import ReadonlyContext
     from pyadk.tools.tool_context import ToolContext
 
+PENDING_AUTH_RESPONSE: dict[str, Any] = {
+    "pending": True,
+    "message": "Needs your authorization to access your data.",
+}
+"""What a call answers while it waits for the user's consent (google-adk's answer)."""
+
 _SAFE_METHODS = frozenset({"get", "head", "options", "trace"})
 _BODY_SNIPPET = 1000
 """Characters of an error response's body the model is shown."""
@@ -61,6 +67,17 @@ class RestApiTool(BaseTool):
     Made by :class:`OpenAPIToolset`, one per operation; ``auth_scheme`` /
     ``auth_credential`` may be set with :meth:`configure_auth_scheme` /
     :meth:`configure_auth_credential`.
+
+    An OAuth2 / OpenID Connect scheme whose credential holds a client (``OAuth2Auth``
+    with ``client_id``, and ``client_secret`` unless public) but no access token gets
+    the user's token interactively, as in google-adk: the call asks the client for
+    consent (an ``adk_request_credential`` request with an authorization URI pauses the
+    agent) and answers ``{"pending": True, "message": ...}``; the client's answer makes
+    it run again, the code is traded for a token, and the request carries
+    ``Authorization: Bearer``. The token is saved to the Runner's credential service
+    (refreshed when it expires) under ``credential_key`` (derived from the scheme and
+    the client when None), so the tools of one toolset share one consent. A
+    client-credentials flow gets its token without asking anyone.
     """
 
     def __init__(
@@ -79,6 +96,7 @@ class RestApiTool(BaseTool):
         allow_private_network_access: bool = False,
         timeout: Timeout = None,
         preserve_property_names: bool = False,
+        credential_key: str | None = None,
     ) -> None:
         if isinstance(endpoint, str):
             endpoint = OperationEndpoint.model_validate_json(endpoint)
@@ -96,6 +114,8 @@ class RestApiTool(BaseTool):
         self.operation: dict[str, Any] = operation
         self.auth_scheme: AuthScheme | None = None
         self.auth_credential: AuthCredential | None = None
+        self.credential_key = credential_key
+        """Names the user's credential in the credential service (interactive auth)."""
         self.configure_auth_scheme(auth_scheme)
         self.configure_auth_credential(auth_credential)
         self._header_provider = header_provider
@@ -156,6 +176,10 @@ class RestApiTool(BaseTool):
             auth_credential = AuthCredential.model_validate_json(auth_credential)
         self.auth_credential = auth_credential
 
+    def configure_credential_key(self, credential_key: str | None = None) -> None:
+        """Sets the key of the user's credential (interactive auth and its storage)."""
+        self.credential_key = credential_key
+
     def configure_ssl_verify(self, ssl_verify: SslVerify = None) -> None:
         """Sets TLS verification: a bool, a CA bundle path, or an ``ssl.SSLContext``."""
         self._clients.ssl_verify = ssl_verify
@@ -176,9 +200,14 @@ class RestApiTool(BaseTool):
     ) -> dict[str, Any]:
         """Sends the request and returns the answer (see the class docstring).
 
+        While an OAuth2 / OpenID Connect call waits for the user's consent, the answer
+        is google-adk's ``{"pending": True, "message": ...}`` and nothing is sent; a
+        consent the OAuth2 server refuses comes back as an error dict.
+
         Raises ``ValueError`` naming the tool when it cannot authenticate (a scheme with
-        no credential, or an OAuth2 / OpenID Connect credential that needs a user's
-        consent in a browser) or has no absolute server URL.
+        no credential; an OAuth2 / OpenID Connect credential with neither a token nor a
+        client, or needing consent when there is no ``tool_context`` to ask with) or
+        has no absolute server URL.
         """
         httpx = import_httpx()
         if not self.endpoint.base_url.startswith(("http://", "https://")):
@@ -192,7 +221,17 @@ class RestApiTool(BaseTool):
             default = param.param_schema.get("default")
             if param.required and param.py_name not in api_args and default is not None:
                 api_args[param.py_name] = default
-        auth_param, auth_args = self._auth_param()
+        credential = self.auth_credential
+        if _awaits_consent(self.auth_scheme, credential):
+            from pyadk.auth.oauth2 import OAuth2Error
+
+            try:
+                credential = await self._consented_credential(tool_context)
+            except OAuth2Error as error:
+                return self._format_error_response(f"Authorization failed: {error}")
+            if credential is None:
+                return dict(PENDING_AUTH_RESPONSE)
+        auth_param, auth_args = self._auth_param(credential)
         if auth_param is not None and auth_args:
             parameters.insert(0, auth_param)
             api_args.update(auth_args)
@@ -242,15 +281,16 @@ class RestApiTool(BaseTool):
             return {"text": response.text}
         return data if isinstance(data, dict) else {"result": data}
 
-    def _auth_param(self) -> tuple[ApiParameter | None, dict[str, Any] | None]:
-        scheme, credential = self.auth_scheme, self.auth_credential
+    def _auth_param(
+        self, credential: AuthCredential | None
+    ) -> tuple[ApiParameter | None, dict[str, Any] | None]:
+        scheme = self.auth_scheme
         if scheme is None and credential is None:
             return None, None
-        interactive = isinstance(scheme, OAuth2 | OpenIdConnect | OpenIdConnectWithConfig)
         if credential is None:
             kind = scheme.type_.value if scheme is not None else "?"
-            if interactive:
-                raise ValueError(self._consent_message(kind))
+            if _is_interactive(scheme):
+                raise ValueError(self._no_client_message(kind))
             raise ValueError(
                 f"Tool {self.name!r} needs a credential for its {kind} security scheme; pass "
                 "auth_credential= to OpenAPIToolset (see pyadk.tools.openapi_tool.auth."
@@ -260,18 +300,55 @@ class RestApiTool(BaseTool):
             param, values = credential_to_param(scheme, credential)
         except ValueError as error:
             raise ValueError(f"Tool {self.name!r}: {error}") from error
-        if param is None:  # an OAuth2 / OIDC credential without an access token
+        if param is None:  # an OAuth2 / OIDC credential without a token, outside a scheme
             kind = scheme.type_.value if scheme is not None else credential.auth_type.value
-            raise ValueError(self._consent_message(kind))
+            raise ValueError(self._no_client_message(kind))
         return param, values
 
-    def _consent_message(self, kind: str) -> str:
+    async def _consented_credential(
+        self, tool_context: ToolContext | None
+    ) -> AuthCredential | None:
+        """The user's token for the OAuth2 / OIDC scheme (configured client, this turn's
+        answer, or the credential service); None after asking the client for consent."""
+        from pyadk.auth.auth_tool import AuthConfig
+        from pyadk.auth.credential_manager import CredentialManager
+        from pyadk.auth.oauth2 import OAuth2Error
+        from pyadk.tools.base_authenticated_tool import credential_or_request
+
+        scheme, credential = self.auth_scheme, self.auth_credential
+        assert scheme is not None and credential is not None
+        kind = scheme.type_.value
+        if credential.oauth2 is None or not credential.oauth2.client_id:
+            raise ValueError(self._no_client_message(kind))
+        if tool_context is None:
+            raise ValueError(
+                f"Tool {self.name!r} uses the {kind} security scheme, whose token needs the "
+                "user's consent: run it through an agent (run_async with its tool_context) "
+                "or pass an AuthCredential holding an access token."
+            )
+        manager = CredentialManager(
+            AuthConfig(
+                auth_scheme=scheme,
+                raw_auth_credential=credential,
+                credential_key=self.credential_key,
+            )
+        )
+        try:
+            _, found = await credential_or_request(manager, tool_context)
+        except OAuth2Error:
+            raise
+        except ValueError as error:  # a scheme or client that cannot ask for consent
+            raise ValueError(f"Tool {self.name!r}: {error}") from error
+        return found
+
+    def _no_client_message(self, kind: str) -> str:
         return (
-            f"Tool {self.name!r} uses the {kind} security scheme, whose flow needs a user's "
-            "consent in a browser; pyadk does not run it. Pass an AuthCredential that holds "
-            "an access token (AuthCredential(auth_type=AuthCredentialTypes.HTTP, "
-            "http=HttpAuth(scheme='bearer', credentials=HttpCredentials(token=...))), or "
-            f"auth_type={AuthCredentialTypes.OAUTH2.name} with oauth2.access_token)."
+            f"Tool {self.name!r} uses the {kind} security scheme and has neither a token "
+            "nor an OAuth2 client to ask the user's consent with. Pass auth_credential="
+            f"AuthCredential(auth_type=AuthCredentialTypes.{AuthCredentialTypes.OAUTH2.name}, "
+            "oauth2=OAuth2Auth(client_id=..., client_secret=..., redirect_uri=...)) for the "
+            "consent flow, or one holding an access token (oauth2.access_token, or an HTTP "
+            "bearer credential)."
         )
 
     def _format_error_response(self, error_message: str) -> dict[str, Any]:
@@ -292,4 +369,19 @@ class RestApiTool(BaseTool):
         )
 
 
-__all__ = ["RestApiTool", "snake_to_lower_camel"]
+def _is_interactive(scheme: AuthScheme | None) -> bool:
+    return isinstance(scheme, OAuth2 | OpenIdConnect | OpenIdConnectWithConfig)
+
+
+def _awaits_consent(scheme: AuthScheme | None, credential: AuthCredential | None) -> bool:
+    """Whether an OAuth2 / OIDC scheme's credential holds no token to send yet."""
+    if not _is_interactive(scheme) or credential is None:
+        return False
+    if credential.http is not None and credential.http.credentials.token:
+        return False
+    if credential.oauth2 is None:
+        return False
+    return not credential.oauth2.access_token
+
+
+__all__ = ["PENDING_AUTH_RESPONSE", "RestApiTool", "snake_to_lower_camel"]
