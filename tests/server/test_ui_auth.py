@@ -19,7 +19,7 @@ from pyadk.auth.auth_credential import AuthCredential, AuthCredentialTypes, OAut
 from pyadk.auth.auth_schemes import APIKey, HTTPBearer, OAuth2, OAuthFlows
 from pyadk.auth.auth_tool import AuthConfig
 from pyadk.auth.credential_manager import CredentialManager
-from pyadk.events import Event
+from pyadk.events import Event, EventActions
 from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
 from pyadk.models import LlmRequest
 from pyadk.server import create_app
@@ -251,6 +251,28 @@ async def test_an_oauth2_answer_is_signed_in() -> None:
         (None, None, "oauth2", True)
     ]
     assert "c-1" not in json.dumps([user.to_json_dict(), later.to_json_dict()])
+
+
+def test_a_credential_in_a_state_change_is_hidden() -> None:
+    token = AuthCredential(
+        auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(access_token="at-secret")
+    )
+    delta = {
+        "temp:adk_oauth2_x": token,  # the answer traded for a token, for this turn
+        "adk_saved": token.model_dump(mode="json"),  # SessionStateCredentialService
+        "city": "Paris",
+    }
+    event = Event(author="weather", actions=EventActions(state_delta=delta))
+
+    [state] = UiEventConverter(run_id="r").convert(event)[1:]
+
+    assert state.type == "thinking" and state.kind == "state"
+    assert state.data == {
+        "temp:adk_oauth2_x": "(credential hidden)",
+        "adk_saved": "(credential hidden)",
+        "city": "Paris",
+    }
+    assert "at-secret" not in json.dumps(state.to_json_dict())
 
 
 # -- over HTTP ----------------------------------------------------------------------

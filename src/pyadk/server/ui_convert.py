@@ -21,7 +21,9 @@ and the sequence number. Rules (``docs/ui-events.md`` has the full table):
   ``requested_auth_configs``) gets no ``tool_end``, and a user's answer is a
   ``user_message`` ("Signed in", "Provided a credential": never the credential) with
   its ``credentials``;
-- outcome, state, artifact, escalation and code events are ``thinking`` entries;
+- outcome, state, artifact, escalation and code events are ``thinking`` entries (a
+  credential in a state change, such as the token an OAuth2 answer was traded for,
+  is shown as ``"(credential hidden)"``);
 - :meth:`finish`, :meth:`fail` and :meth:`cancel` close open messages and end the run
   with exactly one ``done`` (``fail`` emits a fatal ``error`` first).
 """
@@ -36,6 +38,7 @@ from typing import Any, Literal
 from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.budget import BUDGET_EXCEEDED
+from pyadk.auth.auth_credential import AuthCredential
 from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME as AUTH_REQUEST
 from pyadk.events.event import Event
 from pyadk.events.outcome import AgentOutcome, outcome_state_key
@@ -65,6 +68,8 @@ from pyadk.server.ui_events import (
 TRANSFER_TOOL = "transfer_to_agent"
 CONSENT_SCHEMES = frozenset({"oauth2", "openIdConnect"})
 """Security scheme types whose credential comes from a sign-in."""
+HIDDEN_CREDENTIAL = "(credential hidden)"
+"""Shown instead of a credential in a state change."""
 
 
 @dataclass
@@ -97,6 +102,16 @@ def _get(data: dict[str, Any], *names: str) -> Any:
         if name in data:
             return data[name]
     return None
+
+
+def _shown_state(value: Any) -> Any:
+    """A state value as the thinking panel shows it: a credential (an AuthCredential,
+    or its JSON) is hidden."""
+    if isinstance(value, AuthCredential):
+        return HIDDEN_CREDENTIAL
+    if isinstance(value, dict) and isinstance(_get(value, "authType", "auth_type"), str):
+        return HIDDEN_CREDENTIAL
+    return value
 
 
 def _scheme_type(config: dict[str, Any]) -> str | None:
@@ -409,7 +424,7 @@ class UiEventConverter:
         actions = event.actions
         # An outcome's own state key is shown as the outcome entry, not as a state change.
         own = outcome_state_key(actions.agent_outcome.agent) if actions.agent_outcome else None
-        delta = {k: v for k, v in actions.state_delta.items() if k != own}
+        delta = {k: _shown_state(v) for k, v in actions.state_delta.items() if k != own}
         if delta:
             text = "State updated: " + ", ".join(sorted(delta))
             out.append(self._thinking(event, "state", text, delta))
