@@ -106,3 +106,76 @@ def weather_agent(calls: list[str]) -> LlmAgent:
 
     tool = FunctionTool(weather, idempotent=True)
     return LlmAgent(name="forecaster", model=FunctionModel(reply), tools=[tool])
+
+
+def api_key_agent(keys: list[str]) -> LlmAgent:
+    """Calls ``forecast``, which needs the user's API key (``keys`` records the keys it
+    ran with), then streams what it answered."""
+    from pyadk.auth.auth_schemes import APIKey
+    from pyadk.auth.auth_tool import AuthConfig
+    from pyadk.auth.credential_manager import CredentialManager
+
+    config = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Api-Key"}))
+
+    async def forecast(city: str, tool_context: ToolContext) -> dict:
+        """The weather in a city.
+
+        Args:
+          city: the city.
+        """
+        manager = CredentialManager(config)
+        credential = await manager.get_auth_credential(tool_context)
+        if credential is None or not credential.api_key:
+            await manager.request_credential(tool_context)
+            return {"pending": True, "message": "Waiting for your API key."}
+        keys.append(credential.api_key)
+        return {"city": city, "sky": "clear"}
+
+    def reply(request: LlmRequest) -> object:
+        response = request.contents[-1].parts[0].function_response
+        if response is None:
+            return ["Let me look that up.", function_call("forecast", {"city": "Paris"})]
+        return Stream([f"The sky in {response.response['city']} is ", "clear."])
+
+    return LlmAgent(name="weather", model=FunctionModel(reply), tools=[FunctionTool(forecast)])
+
+
+def sign_in_agent(oauth_url: str) -> LlmAgent:
+    """Calls ``my_profile``, which needs the user to sign in with OAuth2 at the server
+    ``oauth_url`` (public client ``spa``, redirected to ``<oauth_url>/callback``), then
+    says what it answered."""
+    from pyadk.auth.auth_credential import AuthCredential, AuthCredentialTypes, OAuth2Auth
+    from pyadk.auth.auth_schemes import OAuth2, OAuthFlows
+    from pyadk.auth.auth_tool import AuthConfig
+    from pyadk.auth.credential_manager import CredentialManager
+
+    flow = {
+        "authorizationUrl": f"{oauth_url}/authorize",
+        "tokenUrl": f"{oauth_url}/token",
+        "scopes": {"read:me": "Read your profile"},
+    }
+    config = AuthConfig(
+        auth_scheme=OAuth2(flows=OAuthFlows(authorizationCode=flow)),
+        raw_auth_credential=AuthCredential(
+            auth_type=AuthCredentialTypes.OAUTH2,
+            oauth2=OAuth2Auth(client_id="spa", redirect_uri=f"{oauth_url}/callback"),
+        ),
+    )
+
+    async def my_profile(tool_context: ToolContext) -> dict:
+        """The signed-in user's profile."""
+        manager = CredentialManager(config)
+        credential = await manager.get_auth_credential(tool_context)
+        if credential is None:
+            await manager.request_credential(tool_context)
+            return {"pending": True, "message": "Sign in to continue."}
+        assert credential.oauth2 is not None
+        return {"signed_in": bool(credential.oauth2.access_token)}
+
+    def reply(request: LlmRequest) -> object:
+        response = request.contents[-1].parts[0].function_response
+        if response is None:
+            return function_call("my_profile")
+        return f"Profile: {response.response}"
+
+    return LlmAgent(name="profile", model=FunctionModel(reply), tools=[FunctionTool(my_profile)])

@@ -1,30 +1,76 @@
 // The chat transcript: user messages, the agents' answers (content deltas, then
-// `final` replaces the text) and approval cards (`approval_required`: Approve / Reject).
-// Internal events never reach it.
+// `final` replaces the text), approval cards (`approval_required`: Approve / Reject) and
+// credential cards (`auth_required`: a key or token, or a sign-in). Internal events
+// never reach it.
 
 import {el, jsonDetails, stickToBottom} from "./dom.js";
 
+/** Scheme types whose credential comes from signing in (the rest: a key or a token). */
+export const SIGN_IN_SCHEMES = new Set(["oauth2", "openIdConnect"]);
+
+function secretLabel(ev) {
+  if (ev.schemeType === "apiKey") return "API key";
+  if (ev.schemeType === "http" && ev.httpScheme === "basic") return "User name and password";
+  return "Token";
+}
+
+function secretWhat(ev) {
+  if (ev.schemeType === "apiKey") {
+    const where = ev.keyName ? ` (${ev.keyName}${ev.keyLocation ? ` ${ev.keyLocation}` : ""})` : "";
+    return `an API key${where}`;
+  }
+  if (ev.schemeType === "http") return ev.httpScheme === "basic" ? "your user name and password" : `a ${ev.httpScheme ?? "bearer"} token`;
+  return "a credential";
+}
+
+function secretHint(ev) {
+  return ev.schemeType === "http" && ev.httpScheme === "basic" ? "user:password" : "";
+}
+
+/** A link opening the sign-in page in a new window: only for an http(s) URL. */
+function signInLink(uri) {
+  let url = null;
+  try {
+    url = new URL(uri);
+  } catch {
+    url = null;
+  }
+  if (!url || !["http:", "https:"].includes(url.protocol)) {
+    return el("span", {class: "sign-in missing", text: "Sign in (no sign-in URL was sent)"});
+  }
+  return el("a", {class: "sign-in", href: url.href, target: "_blank", rel: "noopener noreferrer", text: "Sign in"});
+}
+
 export class Chat {
-  /** `onDecide(ev, confirmed)` is called when an approval card's button is clicked. */
-  constructor(root, {onDecide = () => {}} = {}) {
+  /** `onDecide(ev, confirmed)` is called when an approval card's button is clicked,
+   * `onCredential(ev, value)` when a credential card is submitted (value: the key or
+   * token, or the redirect URL a sign-in ended on). */
+  constructor(root, {onDecide = () => {}, onCredential = () => {}} = {}) {
     this.root = root;
     this.onDecide = onDecide;
+    this.onCredential = onCredential;
     this.messages = new Map(); // messageId -> {node, body, text, deltas}
     this.approvals = new Map(); // requestId -> {node, buttons, decision, confirmed}
+    this.credentials = new Map(); // requestId -> {node, controls, input, error, decision, provided}
     this.locked = false;
   }
 
   clear() {
     this.messages.clear();
     this.approvals.clear();
+    this.credentials.clear();
     this.root.replaceChildren();
   }
 
-  /** While a turn runs, the buttons of unanswered approval cards are disabled. */
+  /** While a turn runs, the controls of unanswered approval and credential cards are
+   * disabled. */
   lock(locked) {
     this.locked = locked;
     for (const card of this.approvals.values()) {
       if (card.confirmed === null) for (const button of card.buttons) button.disabled = locked;
+    }
+    for (const card of this.credentials.values()) {
+      if (!card.provided) for (const control of card.controls) control.disabled = locked;
     }
   }
 
@@ -87,9 +133,68 @@ export class Chat {
     card.decision.textContent = !answered ? "Waiting for your answer" : confirmed ? "Approved" : "Rejected";
   }
 
+  /**
+   * A card asking for the user's credential: for OAuth2 / OpenID Connect a "Sign in"
+   * link (a new window) and a field for the URL the browser landed on afterwards; for
+   * an API key or an HTTP token a password field. The value never reaches the chat.
+   */
+  credential(ev) {
+    if (this.credentials.has(ev.requestId)) return;
+    const signIn = SIGN_IN_SCHEMES.has(ev.schemeType);
+    const tool = ev.tool ? el("code", {text: ev.tool}) : "A tool";
+    const input = signIn
+      ? el("input", {type: "url", class: "redirect", required: true, autocomplete: "off", spellcheck: "false",
+        placeholder: "https://… (the address after signing in)", "aria-label": "The URL you landed on after signing in"})
+      : el("input", {type: "password", class: "secret", required: true, autocomplete: "off",
+        placeholder: secretHint(ev), "aria-label": secretLabel(ev)});
+    const submit = el("button", {type: "submit", class: "provide", text: "Submit"});
+    const error = el("div", {class: "auth-error", role: "alert"});
+    const decision = el("span", {class: "decision", text: "Waiting for your answer"});
+    const link = signIn ? signInLink(ev.authUri) : null;
+    const form = el("form", {class: "credential-form", onsubmit: (e) => {
+      e.preventDefault();
+      const value = input.value.trim();
+      if (!value) {
+        error.textContent = signIn ? "Paste the URL your browser landed on after signing in." : `Type the ${secretLabel(ev).toLowerCase()}.`;
+        return;
+      }
+      error.textContent = "";
+      this.onCredential(ev, value);
+    }},
+    signIn ? el("div", {class: "step"}, "1. ", link, " (opens a new window)") : null,
+    el("label", {}, signIn ? "2. Paste the URL your browser landed on:" : `${secretLabel(ev)}:`, input),
+    el("div", {class: "actions"}, submit, decision), error);
+    const controls = [input, submit];
+    for (const control of controls) control.disabled = this.locked;
+    const node = el("div", {class: "msg auth", dataset: {requestId: ev.requestId, state: "pending", scheme: ev.schemeType ?? ""}},
+      el("div", {class: "meta", text: `${ev.agent ?? "agent"} · ${signIn ? "needs you to sign in" : "needs your credential"}`}),
+      el("div", {class: "what"}, tool, signIn ? " needs you to sign in." : ` needs ${secretWhat(ev)}.`),
+      form);
+    this.credentials.set(ev.requestId, {node, controls, input, error, decision, provided: false, signIn});
+    this.add(node);
+  }
+
+  /** Shows that credential request `requestId` was answered (`provided` false: it was
+   * refused, `message` says why; the card can be answered again). */
+  provided(requestId, provided, message = "") {
+    const card = this.credentials.get(requestId);
+    if (!card) return;
+    card.provided = provided;
+    if (provided) card.input.value = ""; // the secret stays nowhere on the page
+    for (const control of card.controls) control.disabled = provided || this.locked;
+    card.node.dataset.state = provided ? "provided" : "pending";
+    card.decision.textContent = provided ? (card.signIn ? "Signed in" : "Provided") : "Waiting for your answer";
+    card.error.textContent = provided ? "" : message;
+  }
+
   /** Approval cards nobody answered yet. */
   waiting() {
     return [...this.approvals.values()].filter((card) => card.confirmed === null).length;
+  }
+
+  /** Credential cards nobody answered yet. */
+  waitingCredentials() {
+    return [...this.credentials.values()].filter((card) => !card.provided).length;
   }
 
   apply(ev) {
@@ -98,9 +203,13 @@ export class Chat {
       case "user_message":
         this.user(ev.text);
         for (const answer of ev.approvals ?? []) this.decided(answer.requestId, answer.confirmed);
+        for (const answer of ev.credentials ?? []) this.provided(answer.requestId, true);
         break;
       case "approval_required":
         this.approval(ev);
+        break;
+      case "auth_required":
+        this.credential(ev);
         break;
       case "content": {
         const message = this.message(ev);

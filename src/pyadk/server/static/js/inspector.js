@@ -25,6 +25,7 @@ function summary(ev) {
     case "tool_start": return `${ev.tool}(${JSON.stringify(ev.args)})`;
     case "tool_end": return `${ev.tool} → ${JSON.stringify(ev.result)}`;
     case "approval_required": return `${ev.tool}(${JSON.stringify(ev.args)}) needs approval`;
+    case "auth_required": return `${ev.tool ?? "a tool call"} needs a credential (${ev.schemeType ?? "?"})`;
     case "content": return ev.delta;
     case "final": return `${ev.interim ? "[interim] " : ""}${ev.text}`;
     case "error": return `${ev.errorType || "error"}: ${ev.message}`;
@@ -69,7 +70,7 @@ export class Timeline {
 }
 
 /** Statuses of a last invocation that may be resumed (it did not finish, and does not
- * wait for an approval answer). */
+ * wait for an approval or credential answer). */
 const RESUMABLE = new Set(["error", "cancelled", "budget", "no answer"]);
 
 export class Invocations {
@@ -118,7 +119,7 @@ export class Invocations {
       this.pending = null;
       record = {
         ...seed, id: ev.invocationId, agents: [], tools: 0, failedTools: 0, errors: [],
-        calls: new Set(), approvals: [], outcomes: [], answer: null,
+        calls: new Set(), approvals: [], credentials: [], outcomes: [], answer: null,
         status: seed.live ? "running" : null,
         start: ev.timestamp, end: ev.timestamp, node: el("article", {class: "invocation"}),
       };
@@ -140,6 +141,7 @@ export class Invocations {
     }
     if (ev.type === "tool_end" && ev.isError) record.failedTools += 1;
     if (ev.type === "approval_required") record.approvals.push(ev.tool);
+    if (ev.type === "auth_required") record.credentials.push(ev.tool ?? "a tool");
     if (ev.type === "error") record.errors.push(ev.message);
     if (ev.type === "thinking" && ev.kind === "outcome") record.outcomes.push(ev);
     if (ev.type === "final" && !ev.interim && !ev.truncated && ev.text) record.answer = ev.text;
@@ -151,8 +153,10 @@ export class Invocations {
   }
 
   render(record) {
-    // A turn that ended asking for approval is "waiting": the answer is the next turn.
-    const waiting = record.approvals.length && (record.status ?? "completed") === "completed";
+    // A turn that ended asking for approval or a credential is "waiting": the answer is
+    // the next turn.
+    const asked = record.approvals.length || record.credentials.length;
+    const waiting = asked && (record.status ?? "completed") === "completed";
     const status = waiting ? "waiting"
       : record.status ?? (record.errors.length ? "error" : record.answer ? "completed" : "no answer");
     const seconds = record.end && record.start ? (record.end - record.start).toFixed(2) : null;
@@ -165,6 +169,7 @@ export class Invocations {
         el("span", {text: `agents: ${record.agents.join(" → ") || "–"}`}),
         el("span", {text: `tools: ${record.tools}${record.failedTools ? ` (${record.failedTools} failed)` : ""}`}),
         record.approvals.length ? el("span", {text: `approval asked: ${record.approvals.join(", ")}`}) : null,
+        record.credentials.length ? el("span", {text: `credential asked: ${record.credentials.join(", ")}`}) : null,
         seconds !== null ? el("span", {text: `${seconds} s`}) : null),
       record.outcomes.length
         ? el("ul", {class: "outcomes"}, record.outcomes.map((o) =>

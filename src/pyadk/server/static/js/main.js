@@ -3,7 +3,7 @@
 // the session is rebuilt from GET .../sessions/{id}/ui-events (the same UI events).
 
 import {Api} from "./api.js";
-import {Chat} from "./chat.js";
+import {Chat, SIGN_IN_SCHEMES} from "./chat.js";
 import {el} from "./dom.js";
 import {Invocations, Timeline, wireTabs} from "./inspector.js";
 import {RunOptionsPanel} from "./options.js";
@@ -15,7 +15,10 @@ const USER_KEY = "pyadk.devui.user";
 
 const api = new Api();
 const views = {
-  chat: new Chat($("chat"), {onDecide: (ev, confirmed) => guard(answer)(ev, confirmed)}),
+  chat: new Chat($("chat"), {
+    onDecide: (ev, confirmed) => guard(answer)(ev, confirmed),
+    onCredential: (ev, value) => guard(provide)(ev, value),
+  }),
   thinking: new ThinkingPanel($("thinking")),
   timeline: new Timeline($("timeline")),
   state: new StateView($("state"), {onSave: (delta) => saveState(delta)}),
@@ -24,7 +27,7 @@ const views = {
 const runOptions = new RunOptionsPanel($("run-options-form"), {
   summary: $("run-options-summary"), error: $("run-options-error"), reset: $("run-options-reset"),
 });
-const current = {app: null, user: "user", session: null, runId: null, running: false, sent: 0, done: null};
+const current = {app: null, user: "user", session: null, runId: null, running: false, sent: 0, done: null, error: null};
 
 function status(text, kind = "") {
   $("status").textContent = text;
@@ -164,11 +167,51 @@ async function answer(ev, confirmed) {
   }
 }
 
+/** The credential an `auth_required` card's `value` is (google-adk's exchangedAuthCredential):
+ * an API key, an HTTP token (basic: "user:password"), or for a sign-in the OAuth2
+ * request it answers with the URL the browser landed on. */
+function exchangedCredential(ev, value) {
+  if (ev.schemeType === "apiKey") return {authType: "apiKey", apiKey: value};
+  if (ev.schemeType === "http") {
+    const scheme = ev.httpScheme || "bearer";
+    if (scheme === "basic") {
+      const colon = value.indexOf(":");
+      const credentials = colon < 0 ? {username: value} : {username: value.slice(0, colon), password: value.slice(colon + 1)};
+      return {authType: "http", http: {scheme, credentials}};
+    }
+    return {authType: "http", http: {scheme, credentials: {token: value}}};
+  }
+  const sent = ev.authConfig?.exchangedAuthCredential ?? {};
+  return {...sent, authType: sent.authType ?? "oauth2", oauth2: {...(sent.oauth2 ?? {}), authResponseUri: value}};
+}
+
+/**
+ * Answers a credential card: the next turn's message is a functionResponse to its
+ * adk_request_credential call holding the authConfig it was sent, its
+ * exchangedAuthCredential filled in; the waiting call then runs again. The chat shows
+ * "Signed in" / "Provided a credential", never the value. A refused answer (HTTP 400)
+ * shows its reason on the card, which can be answered again.
+ */
+async function provide(ev, value) {
+  if (current.running || !current.session) return;
+  const signIn = SIGN_IN_SCHEMES.has(ev.schemeType);
+  const config = {...(ev.authConfig ?? {}), exchangedAuthCredential: exchangedCredential(ev, value)};
+  const response = {id: ev.requestId, name: "adk_request_credential", response: config};
+  views.chat.provided(ev.requestId, true);
+  views.thinking.provided(ev.callId, true);
+  const started = await runTurn({text: signIn ? "Signed in" : "Provided a credential", parts: [{functionResponse: response}]});
+  if (!started) {
+    views.chat.provided(ev.requestId, false, current.error ?? "The answer was not accepted.");
+    views.thinking.provided(ev.callId, false);
+  }
+}
+
 /** Runs one turn with the message `parts` (shown in the chat as `text`), or resumes
  * `invocationId`; false when the server refused it before the run started. */
 async function runTurn({text, parts, invocationId}) {
   let started = false;
   current.done = null;
+  current.error = null;
   setRunning(true);
   try {
     const options = runOptions.body(); // throws on an invalid field: nothing is sent
@@ -201,9 +244,12 @@ async function runTurn({text, parts, invocationId}) {
     views.state.set(session.state);
     await loadSessions();
     const waiting = views.chat.waiting();
+    const credentials = views.chat.waitingCredentials();
     status(waiting ? `Waiting for your approval (${waiting} tool call${waiting > 1 ? "s" : ""})`
-      : current.done === "budget" ? "Turn stopped: it reached its budget (Run options)" : "Ready");
+      : credentials ? `Waiting for your credential (${credentials} request${credentials > 1 ? "s" : ""})`
+        : current.done === "budget" ? "Turn stopped: it reached its budget (Run options)" : "Ready");
   } catch (error) {
+    current.error = error.message;
     views.thinking.pending = null;
     views.invocations.pending = null;
     views.chat.apply({type: "error", internal: false, message: error.message, errorType: error.status ? `HTTP ${error.status}` : "Error"});

@@ -1,7 +1,7 @@
 // The thinking panel: per turn, which agent works (handoffs), tool calls with their
 // arguments and results, hidden handoff announcements, thoughts, state and outcomes.
-// A call waiting for approval stays open ("waiting for approval"); its result arrives
-// in the turn that answered, where it gets an entry of its own.
+// A call waiting for approval or a credential stays open ("waiting for approval"); its
+// result arrives in the turn that answered, where it gets an entry of its own.
 
 import {clip, el, jsonDetails, stickToBottom} from "./dom.js";
 
@@ -23,6 +23,7 @@ export class ThinkingPanel {
     this.turns = new Map(); // invocation key -> {list}
     this.tools = new Map(); // callId -> {item, result, turn}
     this.decisions = new Map(); // callId -> true (approved) / false (rejected)
+    this.credentials = new Map(); // callId -> true: the credential it waits for was sent
     this.thoughts = new Map(); // messageId -> text node
     this.pending = null;
     this.resuming = null; // the invocation a resumed run goes on with
@@ -95,17 +96,34 @@ export class ThinkingPanel {
         this.showDecision(ev.callId);
         break;
       }
+      case "auth_required": {
+        const tool = this.tools.get(ev.callId);
+        this.credentials.delete(ev.callId); // a call may ask again
+        if (!tool) { // its tool_start was in another run
+          this.entry(ev, "tool awaiting", el("span", {class: "what"}, ev.tool ? el("code", {text: ev.tool}) : "a tool call", " waits for a credential"));
+          break;
+        }
+        tool.item.classList.add("awaiting");
+        tool.item.dataset.auth = "waiting";
+        tool.signIn = ev.schemeType === "oauth2" || ev.schemeType === "openIdConnect";
+        this.showCredential(ev.callId);
+        break;
+      }
       case "user_message":
         this.turn(ev);
         for (const answer of ev.approvals ?? []) this.decided(answer.callId, answer.confirmed);
+        for (const answer of ev.credentials ?? []) this.provided(answer.callId, true);
         break;
       case "tool_end": {
         const decision = this.decisions.get(ev.callId);
         let tool = this.tools.get(ev.callId);
-        if (tool?.item.dataset.approval && tool.turn !== this.turn(ev)) { // answered later: an entry there
+        const waited = tool?.item.dataset.approval || tool?.item.dataset.auth;
+        if (waited && tool.turn !== this.turn(ev)) { // answered later: an entry there
           tool.item.classList.remove("awaiting");
-          tool.result.textContent = decision === undefined ? "answered in a later turn"
-            : decision ? "approved: ran in a later turn" : "rejected: not run";
+          tool.result.textContent = tool.item.dataset.auth ? "credential sent: ran in a later turn"
+            : decision === undefined ? "answered in a later turn"
+              : decision ? "approved: ran in a later turn" : "rejected: not run";
+          if (tool.item.dataset.auth) tool.item.dataset.auth = "provided";
           tool = null;
         }
         if (!tool) {
@@ -153,6 +171,23 @@ export class ThinkingPanel {
     if (confirmed === null) this.decisions.delete(callId);
     else this.decisions.set(callId, confirmed);
     this.showDecision(callId);
+  }
+
+  /** The credential call `callId` waits for was sent (false: the answer was refused). */
+  provided(callId, sent) {
+    if (sent) this.credentials.set(callId, true);
+    else this.credentials.delete(callId);
+    this.showCredential(callId);
+  }
+
+  showCredential(callId) {
+    const tool = this.tools.get(callId);
+    if (!tool || tool.item.classList.contains("ended") || !tool.item.dataset.auth) return;
+    const sent = this.credentials.get(callId);
+    tool.result.className = "result pending";
+    tool.result.textContent = sent ? "credential sent: runs again in the next turn"
+      : tool.signIn ? "waiting for you to sign in…" : "waiting for your credential…";
+    tool.item.dataset.auth = sent ? "provided" : "waiting";
   }
 
   showDecision(callId) {
