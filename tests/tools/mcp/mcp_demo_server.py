@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
 server = MCPServer("pyadk-test-server")
 
@@ -42,6 +42,28 @@ def auth_header(ctx: Context) -> str:
     """The Authorization header of the request (HTTP only)."""
     headers = ctx.headers or {}
     return headers.get("authorization", "<none>")
+
+
+LOGO_PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(16))
+"""The bytes of the binary resource ``logo``."""
+
+
+@server.resource("docs://refund-policy", name="refund_policy", mime_type="text/markdown")
+def refund_policy() -> str:
+    """The shop's refund policy."""
+    return "Refunds within 30 days, with the receipt."
+
+
+@server.resource("images://logo.png", name="logo", mime_type="image/png")
+def logo() -> bytes:
+    """The shop's logo."""
+    return LOGO_PNG
+
+
+@server.resource("docs://broken", name="broken")
+def broken() -> str:
+    """A resource whose every read fails on the server."""
+    raise ResourceError("the disk is on fire")
 
 
 if __name__ == "__main__":

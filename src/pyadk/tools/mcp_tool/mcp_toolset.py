@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pyadk.tools.base_tool import RequireConfirmation
 from pyadk.tools.base_toolset import BaseToolset, ToolPredicate
+from pyadk.tools.load_mcp_resource_tool import LoadMcpResourceTool
 from pyadk.tools.mcp_tool.connection_params import (
     ConnectionParams,
     StdioConnectionParams,
@@ -15,6 +16,8 @@ from pyadk.tools.mcp_tool.mcp_session_manager import HeaderProvider, McpSessionM
 from pyadk.tools.mcp_tool.mcp_tool import McpTool
 
 if TYPE_CHECKING:
+    import mcp_types
+
     from pyadk.agents.readonly_context import ReadonlyContext
     from pyadk.auth.auth_credential import AuthCredential
     from pyadk.auth.auth_schemes import AuthScheme
@@ -43,6 +46,11 @@ class McpToolset(BaseToolset):
     credential (saved, or asked of the user with ``adk_request_credential``: an OAuth2
     consent, an API key) and the connection carries it. ``credential_key`` names the
     credential in the credential service.
+
+    ``use_mcp_resources=True`` adds the ``load_mcp_resource`` tool (kept whatever
+    ``tool_filter`` says): the instruction lists the server's resources, and the model
+    calls it with names to see their contents. :meth:`list_resources`,
+    :meth:`get_resource_info` and :meth:`read_resource` read them from code.
     """
 
     def __init__(
@@ -57,6 +65,7 @@ class McpToolset(BaseToolset):
         auth_scheme: AuthScheme | None = None,
         auth_credential: AuthCredential | None = None,
         credential_key: str | None = None,
+        use_mcp_resources: bool = False,
     ) -> None:
         super().__init__(tool_filter=tool_filter)
         self.auth_scheme = auth_scheme
@@ -76,6 +85,8 @@ class McpToolset(BaseToolset):
         self.connection_params = connection_params
         self.require_confirmation = require_confirmation
         """Given to every tool of the server: True, or a predicate over a call's arguments."""
+        self.use_mcp_resources = use_mcp_resources
+        """Whether the ``load_mcp_resource`` tool is among the toolset's tools."""
         self._session_manager = McpSessionManager(
             connection_params,
             errlog=errlog,
@@ -104,7 +115,66 @@ class McpToolset(BaseToolset):
                 )
                 cursor = listed.next_cursor
                 if not cursor:
-                    return tools
+                    break
+        if self.use_mcp_resources:
+            tools.append(LoadMcpResourceTool(mcp_toolset=self))
+        return tools
+
+    def _is_tool_selected(self, tool: BaseTool, readonly_context: ReadonlyContext | None) -> bool:
+        if isinstance(tool, LoadMcpResourceTool):  # asked for with use_mcp_resources
+            return True
+        return super()._is_tool_selected(tool, readonly_context)
+
+    async def list_resources(self, readonly_context: ReadonlyContext | None = None) -> list[str]:
+        """The names of the server's resources (every page of its list)."""
+        return [resource.name for resource in await self._list_mcp_resources(readonly_context)]
+
+    async def get_resource_info(
+        self, name: str, readonly_context: ReadonlyContext | None = None
+    ) -> dict[str, Any]:
+        """The server's description of resource ``name`` as JSON data (``uri``, ``name``,
+        ``mimeType``, ``description``, ...). Raises ValueError for an unknown name."""
+        resource = self._find_resource(await self._list_mcp_resources(readonly_context), name)
+        return resource.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    async def read_resource(
+        self, name: str, readonly_context: ReadonlyContext | None = None
+    ) -> list[mcp_types.TextResourceContents | mcp_types.BlobResourceContents]:
+        """The contents of resource ``name`` (MCP ``TextResourceContents`` with ``text``,
+        ``BlobResourceContents`` with base64 ``blob``). Raises ValueError for an unknown
+        name."""
+        resources = await self._list_mcp_resources(readonly_context)
+        return await self._read_mcp_resource(self._find_resource(resources, name), readonly_context)
+
+    async def _list_mcp_resources(
+        self, readonly_context: ReadonlyContext | None
+    ) -> list[mcp_types.Resource]:
+        resources: list[mcp_types.Resource] = []
+        cursor: str | None = None
+        async with self._session_manager.session(readonly_context) as client:
+            while True:
+                listed = await client.list_resources(cursor=cursor)
+                resources.extend(listed.resources)
+                cursor = listed.next_cursor
+                if not cursor:
+                    return resources
+
+    def _find_resource(self, resources: list[mcp_types.Resource], name: str) -> mcp_types.Resource:
+        for resource in resources:
+            if resource.name == name:
+                return resource
+        available = ", ".join(repr(r.name) for r in resources) or "none"
+        raise ValueError(
+            f"MCP server {self._session_manager.server_label!r} has no resource named "
+            f"{name!r}; its resources: {available}."
+        )
+
+    async def _read_mcp_resource(
+        self, resource: mcp_types.Resource, readonly_context: ReadonlyContext | None
+    ) -> list[mcp_types.TextResourceContents | mcp_types.BlobResourceContents]:
+        async with self._session_manager.session(readonly_context) as client:
+            result = await client.read_resource(resource.uri)
+        return list(result.contents)
 
     async def close(self) -> None:
         """Closes the connection (a stdio server's process ends with it)."""
