@@ -214,7 +214,8 @@ def test_authorization_request_errors(oauth_server: LiveOAuthServer) -> None:
 
 async def test_full_flow_with_client_secret_post(oauth_server: LiveOAuthServer) -> None:
     scheme = scheme_for(oauth_server)
-    landed = await consent(authorization_request(scheme, credential_for(oauth_server, "web-app")))
+    raw = credential_for(oauth_server, "web-app", token_endpoint_auth_method="client_secret_post")
+    landed = await consent(authorization_request(scheme, raw))
     assert landed.oauth2 is not None and landed.oauth2.auth_response_uri is not None
     assert query(landed.oauth2.auth_response_uri)["state"] == landed.oauth2.state
 
@@ -405,11 +406,11 @@ async def test_refresh_keeps_the_refresh_token(oauth_server: LiveOAuthServer) ->
     assert refreshed.oauth2.access_token != tokens.oauth2.access_token
     assert refreshed.oauth2.refresh_token == tokens.oauth2.refresh_token  # none reissued
     assert refreshed.oauth2.id_token == tokens.oauth2.id_token
-    assert oauth_server.state.token_requests[-1]["form"] == {
+    seen = oauth_server.state.token_requests[-1]
+    assert seen["auth"] == "basic"  # the default client authentication
+    assert seen["form"] == {
         "grant_type": "refresh_token",
         "refresh_token": tokens.oauth2.refresh_token,
-        "client_id": "web-app",
-        "client_secret": tokens.oauth2.client_secret,
     }
     assert (await call_api(oauth_server, refreshed)).status_code == 200
 

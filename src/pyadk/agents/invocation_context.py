@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -58,6 +59,8 @@ class _InvocationCounters:
     """The App whose token-threshold compaction is checked before each model call."""
     credentials: dict[str, Any] = field(default_factory=dict)
     """Credentials resolved for toolsets in this invocation, by credential key."""
+    credential_locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+    """One lock per credential key: concurrent calls look for a credential in turn."""
     answers_handled: set[str] = field(default_factory=set)
     """Agents that took the user's answers to their requests (approvals, credentials):
     their later runs of the turn ignore them."""

@@ -64,7 +64,8 @@ class OAuth2Auth(BaseModelWithConfig):
         | None
     ) = None
     """How the client authenticates to the token endpoint; ``None`` is
-    ``client_secret_post`` (google-adk defaults to ``client_secret_basic``)."""
+    ``client_secret_basic`` (HTTP Basic, which every OAuth2 server supports; google-adk's
+    default too)."""
 
 
 class AuthCredentialTypes(StrEnum):

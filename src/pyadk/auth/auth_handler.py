@@ -35,8 +35,9 @@ class AuthHandler:
 
     def generate_auth_request(self) -> AuthConfig:
         """The request to send: for OAuth2 / OpenID Connect, the configured credential
-        with an authorization URI and a fresh ``state`` (and a PKCE verifier, kept on
-        the server's copy only); no configured secret in any case. ValueError when an
+        with an authorization URI and a fresh ``state`` (and a PKCE verifier, which
+        :func:`for_client` leaves out of what the client is sent); no configured secret
+        in any case. ValueError when an
         OAuth2 scheme has no client id configured."""
         config = self.auth_config
         if not needs_consent(config.auth_scheme):
@@ -194,8 +195,9 @@ def without_configured_secrets(config: AuthConfig) -> AuthConfig:
 
 
 def for_client(config: AuthConfig) -> AuthConfig:
-    """What the client is sent: :func:`without_configured_secrets`, and no PKCE code
-    verifier (the server's copy keeps it to finish the exchange)."""
+    """What the ``adk_request_credential`` call carries: :func:`without_configured_secrets`,
+    and no PKCE code verifier (the copy stored with the tool's result keeps it to finish
+    the exchange)."""
     shown = without_configured_secrets(config)
     for credential in (shown.raw_auth_credential, shown.exchanged_auth_credential):
         oauth2 = credential.oauth2 if credential is not None else None

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from pyadk.auth.auth_credential import AuthCredential
@@ -47,7 +48,17 @@ class CredentialManager:
         tool_context.request_credential(self._auth_config)
 
     async def get_auth_credential(self, context: CallbackContext) -> AuthCredential | None:
-        """The credential to use now, or None when the user must be asked."""
+        """The credential to use now, or None when the user must be asked.
+
+        Calls of one invocation that need the same credential look for it one at a
+        time: the first trades this turn's OAuth2 code for a token, the others find
+        the token (a code is good for one exchange only)."""
+        locks = context._invocation_context._counters.credential_locks
+        lock = locks.setdefault(self._auth_config.credential_key or "", asyncio.Lock())
+        async with lock:
+            return await self._find(context)
+
+    async def _find(self, context: CallbackContext) -> AuthCredential | None:
         config = self._auth_config
         scheme, raw = config.auth_scheme, config.raw_auth_credential
         if raw is not None and _usable(raw):

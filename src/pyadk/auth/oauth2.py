@@ -329,10 +329,10 @@ def _client_authentication(oauth2: OAuth2Auth, form: dict[str, str]) -> dict[str
     if not oauth2.client_secret:  # a public client ("none")
         form["client_id"] = oauth2.client_id
         return {}
-    if method == "client_secret_basic":
+    if method in (None, "client_secret_basic"):  # google-adk's default too
         user = f"{quote(oauth2.client_id, safe='')}:{quote(oauth2.client_secret, safe='')}"
         return {"Authorization": "Basic " + base64.b64encode(user.encode()).decode("ascii")}
-    if method in (None, "client_secret_post"):
+    if method == "client_secret_post":
         form["client_id"] = oauth2.client_id
         form["client_secret"] = oauth2.client_secret
         return {}

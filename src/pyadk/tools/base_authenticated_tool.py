@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import abc
-import asyncio
 import logging
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from pyadk.tools.base_tool import BaseTool
@@ -36,28 +34,14 @@ async def credential_or_request(
     manager: CredentialManager | None, tool_context: ToolContext
 ) -> tuple[bool, AuthCredential | None]:
     """``(True, credential)`` when the call can run (credential None without a
-    manager); ``(False, None)`` after asking the client for the credential.
-
-    Calls of one invocation that need the same credential look for it one at a time:
-    the first trades this turn's OAuth2 code for a token, the others find the token
-    (a code is good for one exchange only).
-    """
+    manager); ``(False, None)`` after asking the client for the credential."""
     if manager is None:
         return True, None
-    key = (tool_context.invocation_id, manager.auth_config.credential_key or "")
-    lock = _LOCKS.get(key)
-    if lock is None:
-        lock = _LOCKS[key] = asyncio.Lock()
-    async with lock:
-        credential = await manager.get_auth_credential(tool_context)
-        if credential is None:
-            await manager.request_credential(tool_context)
-            return False, None
+    credential = await manager.get_auth_credential(tool_context)
+    if credential is None:
+        await manager.request_credential(tool_context)
+        return False, None
     return True, credential
-
-
-_LOCKS: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
-"""One lock per invocation and credential key, alive while a call holds it."""
 
 
 class BaseAuthenticatedTool(BaseTool):
