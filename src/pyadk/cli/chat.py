@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import getpass
 import sys
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
@@ -15,7 +16,9 @@ from rich.text import Text
 
 from pyadk import types
 from pyadk.agents.run_config import RunConfig, StreamingMode
+from pyadk.auth.credential_service import InMemoryCredentialService
 from pyadk.cli.agent_loading import load_app
+from pyadk.cli.credentials import CredentialRequest, answered_text, credential_requests
 from pyadk.cli.errors import CliError
 from pyadk.cli.render import EventRenderer
 from pyadk.cli.services import artifact_service_for, session_service_for
@@ -26,6 +29,7 @@ from pyadk.cli.session_files import (
     session_file_path,
     write_session_file,
 )
+from pyadk.flows.tool_auth import ToolAuthError
 from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.runners import Runner
 from pyadk.sessions.base_session_service import BaseSessionService
@@ -37,6 +41,10 @@ EXIT_WORDS = frozenset({"exit", "quit"})
 
 LineReader = Callable[[], Awaitable[str | None]]
 """Returns the next line the user typed, or None at the end of input."""
+
+AnswerReader = Callable[[str, bool], Awaitable[str | None]]
+"""``read(prompt, hidden)``: the user's answer to a credential request (read without
+echo when ``hidden``), or None at the end of input."""
 
 
 @dataclass
@@ -61,17 +69,43 @@ class Chat:
     """One agent, one session, and a renderer: runs user turns and prints the events."""
 
     def __init__(
-        self, runner: Runner, session: Session, renderer: EventRenderer, streaming: bool = True
+        self,
+        runner: Runner,
+        session: Session,
+        renderer: EventRenderer,
+        streaming: bool = True,
+        read_answer: AnswerReader | None = None,
     ) -> None:
         self.runner = runner
         self.session = session
         self.renderer = renderer
+        self.read_answer = read_answer
+        """Asks the user for the credentials tools request (None: they are not asked)."""
         mode = StreamingMode.SSE if streaming else StreamingMode.NONE
         self.run_config = RunConfig(streaming_mode=mode)
 
     async def send(self, text: str) -> bool:
-        """Runs one turn; prints its events. False when the turn ended with an error."""
-        message = types.UserContent(text)
+        """Runs one turn; prints its events. False when the turn ended with an error.
+
+        A turn that ends asking for credentials (a tool's ``adk_request_credential``)
+        asks the user for them and sends the answers as the next turn; an answer the
+        run refuses is asked again; an empty answer (or the end of input) skips them.
+        """
+        ok, requests, _ = await self._run(types.UserContent(text))
+        while requests and self.read_answer is not None:
+            parts = await self._ask(requests)
+            if parts is None:
+                self.renderer.info("Credential not given: the tool call waits for it.")
+                break
+            self.renderer.user(answered_text(requests))
+            ok, asked, refused = await self._run(types.Content(role="user", parts=parts))
+            requests = requests if refused else asked
+        return ok
+
+    async def _run(self, message: types.Content) -> tuple[bool, list[CredentialRequest], bool]:
+        """Runs one turn: whether it succeeded, the credential requests it ended with,
+        and whether it was refused as an answer that fits no request."""
+        requests: list[CredentialRequest] = []
         try:
             async with aclosing(
                 self.runner.run_async(
@@ -83,12 +117,28 @@ class Chat:
             ) as events:
                 async for event in events:
                     self.renderer.event(event)
+                    if not event.partial:
+                        requests += credential_requests(event, self.renderer.tools)
+        except ToolAuthError as error:  # refused before anything was stored
+            self.renderer.error(f"{type(error).__name__}: {error}")
+            return False, [], True
         except Exception as error:
             self.renderer.error(f"{type(error).__name__}: {error}")
-            return False
+            return False, [], False
         finally:
             self.renderer.end_stream()
-        return True
+        return True, requests, False
+
+    async def _ask(self, requests: list[CredentialRequest]) -> list[types.Part] | None:
+        """The user's answers to ``requests`` (None: skipped)."""
+        assert self.read_answer is not None
+        parts: list[types.Part] = []
+        for request in requests:
+            value = await self.read_answer(request.prompt(), request.hidden)
+            if value is None or not value.strip():
+                return None
+            parts.append(request.answer(value.strip()))
+        return parts
 
     async def interact(self, read_line: LineReader) -> None:
         """Reads lines until ``exit`` or end of input; each non-blank line is a turn."""
@@ -132,8 +182,32 @@ def stdin_reader(console: Console, stream: TextIO) -> LineReader:
     return read_line
 
 
+def stdin_answer_reader(console: Console, stream: TextIO) -> AnswerReader:
+    """Reads credential answers from ``stream``: on a terminal a secret is typed without
+    echo (getpass); piped input is never echoed."""
+    interactive = stream.isatty()
+
+    async def read_answer(prompt: str, hidden: bool) -> str | None:
+        label = Text(prompt, style="bold yellow")
+        if interactive:
+            try:
+                if hidden:  # the prompt shows once echo is off: nothing typed is echoed
+                    return await asyncio.to_thread(getpass.getpass, prompt)
+                return await asyncio.to_thread(console.input, label)
+            except EOFError:
+                return None
+        console.print(label)
+        line = await asyncio.to_thread(stream.readline)
+        return line.rstrip("\r\n") if line else None
+
+    return read_answer
+
+
 async def run_chat(
-    options: RunOptions, console: Console, read_line: LineReader | None = None
+    options: RunOptions,
+    console: Console,
+    read_line: LineReader | None = None,
+    read_answer: AnswerReader | None = None,
 ) -> None:
     """Runs `pyadk run` with ``options``; errors are raised for the command to report."""
     replay = read_replay_file(options.replay) if options.replay else None
@@ -152,11 +226,17 @@ async def run_chat(
         session_service=session_service,
         artifact_service=artifact_service,
         memory_service=InMemoryMemoryService(),
+        credential_service=InMemoryCredentialService(),  # end users' credentials, as the server
     )
     renderer = EventRenderer(console)
     try:
         session = await _open_session(session_service, app_name, options, replay, saved)
-        chat = Chat(runner, session, renderer)
+        chat = Chat(
+            runner,
+            session,
+            renderer,
+            read_answer=read_answer or stdin_answer_reader(console, sys.stdin),
+        )
         if saved is not None:
             renderer.info(f"Resumed {len(saved.events)} events from {options.resume}.")
             for event in saved.events:

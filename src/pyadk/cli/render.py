@@ -2,7 +2,9 @@
 
 Lines look like google-adk's ``[author]: text``; tool calls, tool results, transfers,
 errors and non-success outcomes get their own lines. Streamed (partial) text is
-printed as it arrives and not repeated when the aggregated event follows.
+printed as it arrives and not repeated when the aggregated event follows. A tool's
+credential request is one line saying what it needs (and where to sign in); the
+placeholder result of the call that waits for it is not shown.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from pyadk.cli.credentials import credential_requests
+from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 from pyadk.events.outcome import OutcomeStatus
 
@@ -41,6 +45,8 @@ class EventRenderer:
         self.console = console
         self._stream_author: str | None = None
         self._streamed = ""
+        self.tools: dict[str, str] = {}
+        """Call id -> tool name of the calls shown (credential requests name them)."""
 
     def user(self, text: str) -> None:
         """Prints a user message."""
@@ -95,8 +101,20 @@ class EventRenderer:
         if text and not already_streamed:
             self._line(event.author, text, "bold cyan")
         for call in event.get_function_calls():
+            if call.name == REQUEST_EUC_FUNCTION_CALL_NAME:
+                continue  # shown below as what the tool needs
+            if call.id:
+                self.tools[call.id] = call.name or ""
             self._tool_line(event.author, "→", f"{call.name}({compact_json(call.args or {})})")
+        for request in credential_requests(event, self.tools):
+            line = Text(f"[{event.author}] credential: {request.describe()}", style="bold yellow")
+            if request.signs_in:
+                line.append(f": open {request.auth_uri or '(no sign-in URL was sent)'}")
+            self.console.print(line)
+        waiting = event.actions.requested_auth_configs
         for response in event.get_function_responses():
+            if response.id in waiting:
+                continue  # the call waits for a credential: its real result comes later
             shown = compact_json(response.response)
             self._tool_line(event.author, "←", f"{response.name} returned {shown}")
         if event.actions.transfer_to_agent:
