@@ -180,7 +180,8 @@ class Runner:
             message = types.Content.model_validate(new_message)
             if not message.parts:
                 raise ValueError("new_message has no parts: send at least one text or data part.")
-        if has_client_answers(message):
+        answering = has_client_answers(message)
+        if answering:
             # Approvals, credentials: refuse an answer to no request (or one that does not
             # fit it) before anything is written.
             from pyadk.flows.client_answers import check_client_answers
@@ -199,7 +200,9 @@ class Runner:
             and not config.save_input_blobs_as_artifacts
             and isinstance(self.session_service, LeasedTurns)
         )
-        first_event = _user_event(invocation_id, message, state_delta) if with_claim else None
+        first_event = (
+            _user_event(invocation_id, message, state_delta, answering) if with_claim else None
+        )
         session, lease = await self._start_turn(user_id, session_id, invocation_id, first_event)
         try:
             ctx = InvocationContext(
@@ -221,7 +224,7 @@ class Runner:
                 ctx.user_content = message
             if has_user_event and not with_claim:
                 await self.session_service.append_event(
-                    session, _user_event(invocation_id, message, state_delta)
+                    session, _user_event(invocation_id, message, state_delta, answering)
                 )
             if resume:  # after an interruption: the root goes on where the events end
                 finished = _plan_recovery(ctx, self.agent)
@@ -584,9 +587,18 @@ def _in_workflow(agent: BaseAgent, root: BaseAgent) -> bool:
 
 
 def _user_event(
-    invocation_id: str, message: types.Content | None, state_delta: dict[str, Any] | None
+    invocation_id: str,
+    message: types.Content | None,
+    state_delta: dict[str, Any] | None,
+    answering: bool = False,
 ) -> Event:
-    """The event of the user's message (role ``user`` when it has none) and state delta."""
+    """The event of the user's message (role ``user`` when it has none) and state delta.
+    ``answering``: the message answers client requests; the credentials it gives are not
+    stored (the turn uses them from the message itself)."""
+    if answering and message is not None:
+        from pyadk.flows.tool_auth import stored_form
+
+        message = stored_form(message)
     if message is not None and message.role is None:
         message = message.model_copy(update={"role": "user"})
     return construct(

@@ -139,6 +139,12 @@ async def test_a_call_waits_for_the_users_key_then_runs_again_with_it() -> None:
 
     result, summary = await turn(runner, answer(request, with_key(request, "k-123")))
     assert weather.keys_used == ["k-123"]
+    # The session keeps the answer without the key; no event carries it either.
+    stored = await runner.session_service.get_session(app_name="app", user_id=USER, session_id="s1")
+    assert "k-123" not in json.dumps(stored.model_dump(mode="json"))
+    assert "k-123" not in json.dumps([e.model_dump(mode="json") for e in (result, summary)])
+    [stored_answer] = stored.events[-3].get_function_responses()
+    assert stored_answer.response["exchangedAuthCredential"]["apiKey"] == "(redacted)"
     assert result.get_function_responses()[0].id == arguments.function_call_id
     assert summary.content.parts[0].text == '{"city": "Paris", "sky": "clear"}'
     # The model never sees the credential traffic, only its call and the real result.

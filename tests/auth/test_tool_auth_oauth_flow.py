@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
@@ -113,6 +114,15 @@ async def test_consent_code_exchange_and_api_call(
 
     redirect = await consent(sent["authUri"])
     result, summary = await turn(runner, answer(request, with_redirect(request.args, redirect)))
+    # Neither the code nor the token it bought is in an event or in the stored session.
+    code = parse_qs(urlparse(redirect).query)["code"][0]
+    token = profile.tokens[0]
+    stored = await runner.session_service.get_session(app_name="app", user_id=USER, session_id="s1")
+    for text in (
+        json.dumps([e.model_dump(mode="json") for e in (result, summary)], default=str),
+        json.dumps(stored.model_dump(mode="json"), default=str),
+    ):
+        assert code not in text and token not in text
     assert result.get_function_responses()[0].response == {
         "sub": "user-1",
         "client_id": client_id,

@@ -63,16 +63,17 @@ class CredentialManager:
         scheme, raw = config.auth_scheme, config.raw_auth_credential
         if raw is not None and _usable(raw):
             return raw
-        answered = context.state.get(TEMP_PREFIX + (config.credential_key or ""))
+        # The turn's answer lives in the session's live state only: never in an event.
+        live_state = context._invocation_context.session.state
+        answer_key = TEMP_PREFIX + (config.credential_key or "")
+        answered = live_state.get(answer_key)
         if answered is not None:
             credential = with_configured_client(credential_from_value(scheme, answered), raw)
             if is_exchangeable(scheme, credential):
                 from pyadk.auth.oauth2 import exchange_code
 
                 credential = await exchange_code(scheme, credential)
-                context.state[TEMP_PREFIX + (config.credential_key or "")] = without_client_secret(
-                    credential
-                )
+                live_state[answer_key] = without_client_secret(credential)
             await self._save(context, credential)
             return credential
         saved = await self._load(context)

@@ -105,10 +105,13 @@ def resumed_calls(ctx: InvocationContext, answered: list[types.FunctionResponse]
     waiting: dict[str, int] = {}  # call id -> index of its request
     mine = False
     for response in answered:
-        index, author, arguments, config, credential = _pinned(events, response)
+        index, author, arguments, config = _request_of(events, response)
         if author != agent_name:
             continue  # another agent's request: that agent resumes it
-        ctx.session.state[TEMP_PREFIX + (config.credential_key or "")] = credential
+        if not _redacted_answer(response.response):  # else a stored answer (a resume
+            # after a crash): the calls run again without it and ask anew
+            credential = _answered_credential(config, response.response, response.id or "")
+            ctx.session.state[TEMP_PREFIX + (config.credential_key or "")] = credential
         if arguments.function_call_id.startswith(TOOLSET_AUTH_PREFIX):
             continue
         mine = True
@@ -121,11 +124,96 @@ def resumed_calls(ctx: InvocationContext, answered: list[types.FunctionResponse]
     return calls_event(ctx.invocation_id, agent_name, ctx.branch, calls)
 
 
+_SECRET_FIELDS = frozenset(
+    {
+        "apiKey",
+        "api_key",
+        "token",
+        "password",
+        "accessToken",
+        "access_token",
+        "refreshToken",
+        "refresh_token",
+        "idToken",
+        "id_token",
+        "authCode",
+        "auth_code",
+        "authResponseUri",
+        "auth_response_uri",
+        "clientSecret",
+        "client_secret",
+        "codeVerifier",
+        "code_verifier",
+    }
+)
+"""Fields of an answer that carry a secret (or a code that buys one)."""
+REDACTED = "(redacted)"
+
+
+def stored_form(message: types.Content) -> types.Content:
+    """``message`` as the session stores it: each answer to a credential request with
+    the secrets it carries replaced by ``"(redacted)"`` (the turn uses the original, in
+    ``user_content``)."""
+    parts = message.parts or []
+    if not any(_is_answer(part) for part in parts):
+        return message
+    kept = [
+        part.model_copy(
+            update={
+                "function_response": part.function_response.model_copy(
+                    update={"response": _redacted(part.function_response.response, True)}
+                )
+            }
+        )
+        if _is_answer(part) and part.function_response is not None
+        else part
+        for part in parts
+    ]
+    return message.model_copy(update={"parts": kept})
+
+
+def _is_answer(part: types.Part) -> bool:
+    response = part.function_response
+    return response is not None and response.name == REQUEST_NAME
+
+
+def _redacted(value: Any, top: bool = False) -> Any:
+    if isinstance(value, dict):
+        if top and set(value) == {"response"} and not isinstance(value["response"], dict):
+            return {"response": REDACTED}  # a bare key or token
+        return {
+            key: REDACTED if key in _SECRET_FIELDS and item is not None else _redacted(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return value
+
+
+def _redacted_answer(value: Any) -> bool:
+    """Whether an answer is the stored form of one (its secrets replaced)."""
+    if isinstance(value, dict):
+        return any(_redacted_answer(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_redacted_answer(item) for item in value)
+    return value == REDACTED
+
+
 def _pinned(
     events: list[Event], response: types.FunctionResponse
 ) -> tuple[int, str, AuthToolArguments, AuthConfig, AuthCredential]:
     """The request ``response`` answers (its index, author, arguments and the server's
     copy of its config) and the credential it carries, checked against the request."""
+    index, author, arguments, config = _request_of(events, response)
+    credential = _answered_credential(config, response.response, response.id or "")
+    return index, author, arguments, config, credential
+
+
+def _request_of(
+    events: list[Event], response: types.FunctionResponse
+) -> tuple[int, str, AuthToolArguments, AuthConfig]:
+    """The request ``response`` answers: its index, author, arguments and the server's
+    copy of its config (ToolAuthError when the session holds no such request)."""
     found = find_request(events, response.id, REQUEST_NAME)
     if found is None:
         raise ToolAuthError(f"No credential request {response.id!r} in this session to answer.")
@@ -134,9 +222,7 @@ def _pinned(
         arguments = AuthToolArguments.model_validate(call.args or {})
     except ValidationError:
         raise ToolAuthError(f"Credential request {response.id!r} names no tool call.") from None
-    config = _server_config(events[: index + 1], arguments)
-    credential = _answered_credential(config, response.response, response.id or "")
-    return index, author, arguments, config, credential
+    return index, author, arguments, _server_config(events[: index + 1], arguments)
 
 
 def _server_config(events: list[Event], arguments: AuthToolArguments) -> AuthConfig:

@@ -75,7 +75,8 @@ class ToolContext(CallbackContext):
         call (``CredentialManager.get_auth_credential`` does it asynchronously)."""
         from pyadk.auth.auth_handler import AuthHandler
 
-        return AuthHandler(auth_config).get_auth_response(self.state)
+        # The session's live state: the answer (and the token it buys) stay out of events.
+        return AuthHandler(auth_config).get_auth_response(self._invocation_context.session.state)
 
     def request_confirmation(self, *, hint: str | None = None, payload: Any = None) -> None:
         """Asks the client to approve this call (``requested_tool_confirmations``).
