@@ -18,7 +18,15 @@ from pyadk import types
 from pyadk.agents.run_config import RunConfig, StreamingMode
 from pyadk.auth.credential_service import InMemoryCredentialService
 from pyadk.cli.agent_loading import load_app
-from pyadk.cli.credentials import CredentialRequest, answered_text, credential_requests
+from pyadk.cli.approvals import ApprovalRequest, parse_approval, parse_payload
+from pyadk.cli.approvals import answered_text as approval_text
+from pyadk.cli.client_requests import (
+    ClientRequest,
+    client_requests,
+    describe_waiting,
+    waiting_requests,
+)
+from pyadk.cli.credentials import answered_text
 from pyadk.cli.errors import CliError
 from pyadk.cli.render import EventRenderer
 from pyadk.cli.services import artifact_service_for, session_service_for
@@ -30,6 +38,7 @@ from pyadk.cli.session_files import (
     write_session_file,
 )
 from pyadk.flows.tool_auth import ToolAuthError
+from pyadk.flows.tool_confirmations import ToolConfirmationError
 from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.runners import Runner
 from pyadk.sessions.base_session_service import BaseSessionService
@@ -43,8 +52,8 @@ LineReader = Callable[[], Awaitable[str | None]]
 """Returns the next line the user typed, or None at the end of input."""
 
 AnswerReader = Callable[[str, bool], Awaitable[str | None]]
-"""``read(prompt, hidden)``: the user's answer to a credential request (read without
-echo when ``hidden``), or None at the end of input."""
+"""``read(prompt, hidden)``: the user's answer to an approval or credential request
+(read without echo when ``hidden``), or None at the end of input."""
 
 
 @dataclass
@@ -65,6 +74,11 @@ class TurnFailedError(Exception):
     """A replayed query ended with an error (already shown to the user)."""
 
 
+class TurnWaitingError(TurnFailedError):
+    """A replayed query ended waiting for the user (an approval, a credential): a
+    replay answers no requests, so it stops there."""
+
+
 class Chat:
     """One agent, one session, and a renderer: runs user turns and prints the events."""
 
@@ -80,32 +94,44 @@ class Chat:
         self.session = session
         self.renderer = renderer
         self.read_answer = read_answer
-        """Asks the user for the credentials tools request (None: they are not asked)."""
+        """Asks the user for approvals and credentials (None: they are not asked)."""
+        self.pending: list[ClientRequest] = []
+        """The requests the last turn ended waiting for, unanswered."""
         mode = StreamingMode.SSE if streaming else StreamingMode.NONE
         self.run_config = RunConfig(streaming_mode=mode)
 
     async def send(self, text: str) -> bool:
-        """Runs one turn; prints its events. False when the turn ended with an error.
-
-        A turn that ends asking for credentials (a tool's ``adk_request_credential``)
-        asks the user for them and sends the answers as the next turn; an answer the
-        run refuses is asked again; an empty answer (or the end of input) skips them.
-        """
+        """Runs one turn; prints its events. False when the turn (or the last answer
+        sent after it) ended with an error. A turn that ends waiting for the user (see
+        :meth:`answer`) asks at once."""
         ok, requests, _ = await self._run(types.UserContent(text))
+        return await self.answer(requests) if requests else ok
+
+    async def answer(self, requests: list[ClientRequest]) -> bool:
+        """Asks the user for what ``requests`` wait for (approvals of tool calls,
+        credentials) and sends the answers as one message, the next turn, until a turn
+        ends waiting for nothing. An answer the run refuses is reported and asked
+        again; the end of input (or an empty credential) stops asking and leaves the
+        requests unanswered (:attr:`pending`). False when the last turn failed."""
+        ok = True
+        self.pending = requests
         while requests and self.read_answer is not None:
-            parts = await self._ask(requests)
-            if parts is None:
-                self.renderer.info("Credential not given: the tool call waits for it.")
+            answers = await self._ask(requests)
+            if answers is None:
                 break
-            self.renderer.user(answered_text(requests))
+            parts, shown = answers
+            for line in shown:
+                self.renderer.user(line)
             ok, asked, refused = await self._run(types.Content(role="user", parts=parts))
             requests = requests if refused else asked
+            self.pending = requests
         return ok
 
-    async def _run(self, message: types.Content) -> tuple[bool, list[CredentialRequest], bool]:
-        """Runs one turn: whether it succeeded, the credential requests it ended with,
-        and whether it was refused as an answer that fits no request."""
-        requests: list[CredentialRequest] = []
+    async def _run(self, message: types.Content) -> tuple[bool, list[ClientRequest], bool]:
+        """Runs one turn: whether it succeeded, the requests it ended waiting for, and
+        whether it failed on an answer that fits no request (to be asked again)."""
+        requests: list[ClientRequest] = []
+        self.pending = []
         try:
             async with aclosing(
                 self.runner.run_async(
@@ -118,8 +144,8 @@ class Chat:
                 async for event in events:
                     self.renderer.event(event)
                     if not event.partial:
-                        requests += credential_requests(event, self.renderer.tools)
-        except ToolAuthError as error:  # refused before anything was stored
+                        requests += client_requests(event, self.renderer.tools)
+        except (ToolAuthError, ToolConfirmationError) as error:  # a refused answer
             self.renderer.error(f"{type(error).__name__}: {error}")
             return False, [], True
         except Exception as error:
@@ -127,18 +153,68 @@ class Chat:
             return False, [], False
         finally:
             self.renderer.end_stream()
+        self.pending = requests
         return True, requests, False
 
-    async def _ask(self, requests: list[CredentialRequest]) -> list[types.Part] | None:
-        """The user's answers to ``requests`` (None: skipped)."""
-        assert self.read_answer is not None
+    async def _ask(
+        self, requests: list[ClientRequest]
+    ) -> tuple[list[types.Part], list[str]] | None:
+        """The user's answers to ``requests`` and how they are shown (None: not given)."""
         parts: list[types.Part] = []
+        shown: list[str] = []
+        approvals = [r for r in requests if isinstance(r, ApprovalRequest)]
         for request in requests:
+            if isinstance(request, ApprovalRequest):
+                position = approvals.index(request) + 1
+                approved = await self._approve(request, position, len(approvals))
+                if approved is None:
+                    calls = "the call waits" if len(requests) == 1 else "the calls wait"
+                    waiting = describe_waiting(requests)
+                    self.renderer.info(f"No answer (end of input): {calls} for {waiting}.")
+                    return None
+                parts.append(approved[0])
+                shown.append(approved[1])
+                continue
+            assert self.read_answer is not None
             value = await self.read_answer(request.prompt(), request.hidden)
             if value is None or not value.strip():
+                self.renderer.info("Credential not given: the tool call waits for it.")
                 return None
             parts.append(request.answer(value.strip()))
-        return parts
+            shown.append(answered_text([request]))
+        return parts, shown
+
+    async def _approve(
+        self, request: ApprovalRequest, position: int, count: int
+    ) -> tuple[types.Part, str] | None:
+        """Asks ``Approve? [y/N]`` (and the payload the tool asked for, if any) until
+        the answer is valid; None at the end of input."""
+        assert self.read_answer is not None
+        while True:
+            value = await self.read_answer(request.prompt(position, count), False)
+            if value is None:
+                return None
+            try:
+                confirmed = parse_approval(value)
+            except ValueError as error:
+                self.renderer.error(str(error))
+                continue
+            break
+        payload = None
+        while confirmed and request.payload is not None:
+            value = await self.read_answer(request.payload_prompt(), False)
+            if value is None:
+                return None
+            try:
+                payload = parse_payload(value)
+            except ValueError as error:
+                self.renderer.error(str(error))
+                continue
+            break
+        shown = approval_text(request, confirmed)
+        if count > 1:
+            shown += f" ({position} of {count})"
+        return request.answer(confirmed, payload), shown
 
     async def interact(self, read_line: LineReader) -> None:
         """Reads lines until ``exit`` or end of input; each non-blank line is a turn."""
@@ -154,11 +230,18 @@ class Chat:
             await self.send(query)
 
     async def replay(self, replay: ReplayFile) -> None:
-        """Sends each query of ``replay``; TurnFailedError at the first failing one."""
+        """Sends each query of ``replay``; TurnFailedError at the first failing one,
+        TurnWaitingError at the first one that ends waiting for the user."""
         for query in replay.queries:
             self.renderer.user(query)
             if not await self.send(query):
                 raise TurnFailedError(f"query {query!r} failed")
+            if self.pending:
+                raise TurnWaitingError(
+                    f"query {query!r} ended waiting for {describe_waiting(self.pending)}; "
+                    "a replay answers no requests (save the session with --save-session "
+                    "and answer it with --resume)"
+                )
 
 
 def stdin_reader(console: Console, stream: TextIO) -> LineReader:
@@ -183,8 +266,8 @@ def stdin_reader(console: Console, stream: TextIO) -> LineReader:
 
 
 def stdin_answer_reader(console: Console, stream: TextIO) -> AnswerReader:
-    """Reads credential answers from ``stream``: on a terminal a secret is typed without
-    echo (getpass); piped input is never echoed."""
+    """Reads answers to requests from ``stream``, a line each: on a terminal a secret is
+    typed without echo (getpass); piped input is never echoed."""
     interactive = stream.isatty()
 
     async def read_answer(prompt: str, hidden: bool) -> str | None:
@@ -231,16 +314,19 @@ async def run_chat(
     renderer = EventRenderer(console)
     try:
         session = await _open_session(session_service, app_name, options, replay, saved)
-        chat = Chat(
-            runner,
-            session,
-            renderer,
-            read_answer=read_answer or stdin_answer_reader(console, sys.stdin),
-        )
+        if replay is None:
+            read_answer = read_answer or stdin_answer_reader(console, sys.stdin)
+        else:
+            read_answer = None  # a replay asks nothing: it stops at a request
+        chat = Chat(runner, session, renderer, read_answer=read_answer)
         if saved is not None:
             renderer.info(f"Resumed {len(saved.events)} events from {options.resume}.")
             for event in saved.events:
                 renderer.event(event)
+            waiting = waiting_requests(saved.events, renderer.tools)
+            if waiting:  # the saved session's last turn waits: answer it first
+                renderer.info(f"The session waits for {describe_waiting(waiting)}.")
+                await chat.answer(waiting)
         if replay is not None:
             try:
                 await chat.replay(replay)

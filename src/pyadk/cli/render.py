@@ -3,8 +3,10 @@
 Lines look like google-adk's ``[author]: text``; tool calls, tool results, transfers,
 errors and non-success outcomes get their own lines. Streamed (partial) text is
 printed as it arrives and not repeated when the aggregated event follows. A tool's
-credential request is one line saying what it needs (and where to sign in); the
-placeholder result of the call that waits for it is not shown.
+credential request is one line saying what it needs (and where to sign in), a tool
+call waiting for approval one line with its arguments and hint; the placeholder result
+of a call that waits is not shown. The user's answers show as ``Approved pay``,
+``Provided a credential``, never as the data sent.
 """
 
 from __future__ import annotations
@@ -15,10 +17,15 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from pyadk.cli.approvals import approval_requests
 from pyadk.cli.credentials import credential_requests
-from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
+from pyadk.events.client_requests import (
+    CLIENT_REQUEST_NAMES,
+    REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+)
 from pyadk.events.event import Event
 from pyadk.events.outcome import OutcomeStatus
+from pyadk.events.tool_confirmation import ToolConfirmation
 
 MAX_VALUE_CHARS = 500
 """Tool arguments and results longer than this are cut in the display."""
@@ -46,7 +53,8 @@ class EventRenderer:
         self._stream_author: str | None = None
         self._streamed = ""
         self.tools: dict[str, str] = {}
-        """Call id -> tool name of the calls shown (credential requests name them)."""
+        """Call id -> tool name of the calls shown (credential requests name them), and
+        approval request id -> the tool it asks for."""
 
     def user(self, text: str) -> None:
         """Prints a user message."""
@@ -68,6 +76,8 @@ class EventRenderer:
         if event.author == "user":
             if event.text:
                 self.user(event.text)
+            for answered in self._answers(event):
+                self.user(answered)
             return
         if event.partial:
             self._partial(event)
@@ -101,8 +111,8 @@ class EventRenderer:
         if text and not already_streamed:
             self._line(event.author, text, "bold cyan")
         for call in event.get_function_calls():
-            if call.name == REQUEST_EUC_FUNCTION_CALL_NAME:
-                continue  # shown below as what the tool needs
+            if call.name in CLIENT_REQUEST_NAMES:
+                continue  # shown below as what the tool waits for
             if call.id:
                 self.tools[call.id] = call.name or ""
             self._tool_line(event.author, "→", f"{call.name}({compact_json(call.args or {})})")
@@ -111,10 +121,18 @@ class EventRenderer:
             if request.signs_in:
                 line.append(f": open {request.auth_uri or '(no sign-in URL was sent)'}")
             self.console.print(line)
-        waiting = event.actions.requested_auth_configs
+        for approval in approval_requests(event):
+            self.tools[approval.request_id] = approval.tool
+            line = Text(f"[{event.author}] approval: {approval.describe()}", style="bold yellow")
+            if approval.payload is not None:
+                line.append(f" (payload {compact_json(approval.payload)})")
+            self.console.print(line)
+        actions = event.actions
         for response in event.get_function_responses():
-            if response.id in waiting:
-                continue  # the call waits for a credential: its real result comes later
+            if response.id in actions.requested_auth_configs or (
+                response.id in actions.requested_tool_confirmations
+            ):
+                continue  # the call waits for the user: its real result comes later
             shown = compact_json(response.response)
             self._tool_line(event.author, "←", f"{response.name} returned {shown}")
         if event.actions.transfer_to_agent:
@@ -127,6 +145,21 @@ class EventRenderer:
             style = "red" if outcome.failed else "yellow"
             message = f"[{outcome.agent}] outcome {outcome.describe()}"
             self.console.print(Text(message, style=style))
+
+    def _answers(self, event: Event) -> list[str]:
+        """A user event's answers to requests, as shown (never a credential)."""
+        lines: list[str] = []
+        for response in event.get_function_responses():
+            if response.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME:
+                try:
+                    confirmed = ToolConfirmation.from_response_dict(response.response).confirmed
+                except ValueError:  # not a confirmation (pydantic's errors are ValueErrors)
+                    confirmed = False
+                tool = self.tools.get(response.id or "", "a tool")
+                lines.append(f"{'Approved' if confirmed else 'Rejected'} {tool}")
+            elif response.name in CLIENT_REQUEST_NAMES:
+                lines.append("Provided a credential")
+        return lines
 
     def _line(self, author: str, text: str, style: str) -> None:
         line = _prefix(author, style)
