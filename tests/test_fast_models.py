@@ -6,7 +6,7 @@ from pyadk import types
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.models import LlmResponse
-from pyadk.utils.fast_models import construct, copy_model, updated
+from pyadk.utils.fast_models import construct, copy_model, copy_value, updated
 
 
 def test_construct_fills_defaults_and_marks_only_given_fields_set() -> None:
@@ -67,3 +67,14 @@ def test_updated_takes_the_set_fields_of_a_source_model() -> None:
     )
     assert event.turn_complete is None  # not set on the source: the template's value
     assert event.model_fields_set == {"author", "invocation_id", "content", "partial", "id"}
+
+
+def test_copy_value_copies_containers_of_leaves_and_deep_copies_others() -> None:
+    flat = {"a": "x", "b": 1, "c": None}
+    nested = {"a": [1, 2], "b": bytearray(b"x"), "c": {"d": "e"}}
+    for value in (flat, nested, [1, "a"], [[1], {"a": 1}]):
+        copied = copy_value(value)
+        assert copied == value and type(copied) is type(value) and copied is not value
+    copied = copy_value(nested)
+    assert copied["a"] is not nested["a"] and copied["c"] is not nested["c"]
+    assert type(copied["b"]) is bytearray and copied["b"] is not nested["b"]

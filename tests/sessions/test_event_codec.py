@@ -8,6 +8,7 @@ or with other decodes of it.
 from __future__ import annotations
 
 import array
+import collections
 import datetime
 import enum
 import math
@@ -409,3 +410,51 @@ def test_dicts_holding_values_marshal_would_change_or_refuse_come_back_unchanged
     assert type(got["buffer"]["a"]) is bytearray and type(got["small"]["a"]) is Label
     assert type(got["array"][0]) is array.array
     assert got["point"]["a"] == Point(1, [2])
+
+
+class Inner(BaseModel):
+    name: str = ""
+
+
+class Outer(BaseModel):
+    inner: Inner | None = None
+    inners: list[Inner] | None = None
+
+
+class SubInner(Inner):
+    extra: int = 0
+
+
+class PrivateInner(Inner):
+    _seen: int = PrivateAttr(default=0)
+
+
+def test_nested_models_of_the_annotated_class_or_a_subclass_come_back_as_their_class():
+    # Whichever comes first: the annotated class's encoder is bound on first use.
+    for inner in (SubInner(name="s", extra=1), Inner(name="i"), PrivateInner(name="p")):
+        for _ in range(2):
+            event = Event(author="a", custom_metadata={"o": Outer(inner=inner, inners=[inner])})
+            decoded = roundtrip(event)
+            got = decoded.custom_metadata["o"]
+            assert type(got.inner) is type(inner) and type(got.inners[0]) is type(inner)
+            assert got.inner is not inner
+
+
+def test_empty_dict_defaults_of_another_dict_class_come_back_as_that_class():
+    actions = EventActions()
+    actions.__dict__["state_delta"] = collections.OrderedDict()
+    actions.__dict__["requested_auth_configs"] = collections.defaultdict(list)
+    decoded = roundtrip(Event(author="a", actions=actions))
+    assert type(decoded.actions.state_delta) is collections.OrderedDict
+    assert type(decoded.actions.requested_auth_configs) is collections.defaultdict
+    assert type(roundtrip(Event(author="a")).actions.state_delta) is dict
+
+
+def test_a_fields_set_in_another_order_gets_the_same_header():
+    first = Event(author="a", branch="b")
+    second = first.model_copy()
+    grown = {"author", "branch", *(f"x{i}" for i in range(50))}  # a bigger table:
+    grown -= {f"x{i}" for i in range(50)}  # the same names, maybe in another order
+    object.__setattr__(second, "__pydantic_fields_set__", grown)
+    assert encode(first) == encode(second)
+    assert roundtrip(second).model_fields_set == {"author", "branch"}

@@ -7,14 +7,18 @@ generated for it once, in straight-line code:
 - ``encode(model, value, model_encoder)`` -> ``(header, value of each field, in order)``.
   A field whose annotation admits only plain values (``str | None``, ``set[str]``, ...)
   is taken as it is; a model in a field annotated with a model class (or a list of
-  them) goes straight to the ``encode`` of its own class when that class is registered
-  and plain (:data:`direct`), else to ``model_encoder``; an enum member in a field
-  annotated with an enum class is looked up in :data:`members`; anything else goes
-  through ``value()`` unless it is a leaf (or an empty dict or list). The header is
-  looked up by fields set in :attr:`Layout.headers`. It raises KeyError when the model's
-  ``__dict__`` does not hold exactly its fields, or its fields set holds an unknown
-  name. (Reading the fields with ``operator.itemgetter`` instead, or checking the
-  fields that are usually None in one C call, measured slower on Python 3.11.)
+  them) goes straight to the ``encode`` of that class (bound on first use) when it is
+  of that class, else to that of its own class when that class is registered and plain
+  (:data:`direct`), else to ``model_encoder``; an enum member in a field annotated with
+  an enum class is looked up in :data:`members`; anything else goes through ``value()``
+  unless it is a leaf (or an empty dict or list; a field whose default is one is
+  checked for it first). The header is looked up by fields set (as a tuple) in
+  :attr:`Layout.headers`. It raises KeyError when the model's ``__dict__`` does not
+  hold exactly its fields, or its fields set holds an unknown name. (Reading the fields
+  with ``operator.itemgetter`` instead, or unpacking ``__dict__.values()`` once its
+  keys are checked to be in order, or checking the fields that are usually None in one
+  C call, or summing the fields' bits instead of the header cache, measured slower on
+  Python 3.11.)
 - ``decode(encoded, value)`` -> the new model's ``__dict__``.
 
 A class whose layout takes fields as they are also gets a *strict* layout (the next
@@ -87,15 +91,16 @@ class Layout:
         self.plain = _is_plain(cls)
         """Nothing but fields: no private attributes, no extra fields."""
         self.sets: dict[int, frozenset[str]] = {}
-        self.headers: dict[frozenset[str], int] = {}
-        """Fields set -> header: the reverse of ``sets``, for the encoder."""
+        self.headers: dict[tuple[str, ...], int] = {}
+        """Fields set, as a tuple in the set's order -> header: the reverse of ``sets``,
+        for the encoder (a set of the same names in another order is another key)."""
         self.strict = cid
         """The class id of the layout that takes no field as it is (this one, or the next)."""
 
     def header(self, fields_set: set[str]) -> int:
         """The header of a model of this layout whose fields set is ``fields_set``
         (KeyError for a name that is not a field)."""
-        names = frozenset(fields_set)
+        names = tuple(fields_set)
         header = self.cid + sum(map(self.bits.__getitem__, names))
         if len(self.headers) < _MAX_CACHED:
             self.headers[names] = header
@@ -232,13 +237,31 @@ def _via_model(value: Any, _: Convert, model: Convert) -> Any:
     return model(value)
 
 
+def _binding(namespace: dict[str, Any], name: str) -> ModelEncoder:
+    """What a generated encoder calls as ``name`` for a nested model of the field's
+    annotated class until that class has an encoder (:data:`direct`): looks it up, and
+    once there is one, binds it as ``name`` in the encoder's ``namespace``."""
+
+    def bind(value: Any, convert: Convert, model: Convert) -> Any:
+        encoder = direct.get(type(value))
+        if encoder is None:
+            return model(value)
+        namespace[name] = encoder
+        return encoder(value, convert, model)
+
+    return bind
+
+
 def _model_encoder(layout: Layout, kinds: tuple[str, ...], strict: bool) -> ModelEncoder:
     """The encoding function of ``layout``; ``strict``: nested models
     go to ``model()`` too (which encodes them strictly), not to their classes' encoders.
 
-    The header comes from a cache keyed by the frozen fields set (cheaper than adding
-    the fields' bits each time); a list of models holds one model most of the time, and
-    is then built without a comprehension (a function call in Python 3.11)."""
+    The header comes from a cache keyed by the fields set as a tuple (cheaper than
+    adding the fields' bits each time, or than a frozenset key); a nested model of the
+    field's annotated class goes to that class's encoder, bound on first use (else it is
+    looked up by its class); a field whose default is an empty dict or list is checked
+    for that first; a list of models holds one model most of the time, and is then built
+    without a comprehension (a function call in Python 3.11)."""
     namespace: dict[str, Any] = {
         "headers": layout.headers,
         "header_of": layout.header,
@@ -247,14 +270,22 @@ def _model_encoder(layout: Layout, kinds: tuple[str, ...], strict: bool) -> Mode
         "member": members.get,
         "via_model": _via_model,
     }
-    call = "model({0})" if strict else "(encoder_of(type({0})) or via_model)({1}, value, model)"
     header = (
         f"({layout.cid} if not (s := m.__pydantic_fields_set__) else h "
-        "if (h := headers.get(frozenset(s))) is not None else header_of(s))"
+        "if (h := headers.get(tuple(s))) is not None else header_of(s))"
     )
     items = [header]
-    for name, kind in zip(layout.names, kinds, strict=True):
+    for i, (name, kind) in enumerate(zip(layout.names, kinds, strict=True)):
         get = f"d[{name!r}]"
+        call = "model({0})"
+        if not strict and kind in (_MODEL, _MODELS):
+            annotation = layout.cls.model_fields[name].annotation
+            namespace[f"cls_{i}"] = _annotated_class(annotation, BaseModel, kind == _MODELS)
+            namespace[f"enc_{i}"] = _binding(namespace, f"enc_{i}")
+            call = (
+                f"(enc_{i} if type({{0}}) is cls_{i} else encoder_of(type({{1}})) or via_model)"
+                "({1}, value, model)"
+            )
         if kind == _RAW:
             items.append(get)
         elif kind == _MODEL:
@@ -269,6 +300,12 @@ def _model_encoder(layout: Layout, kinds: tuple[str, ...], strict: bool) -> Mode
             items.append(
                 f"(v if (v := {get}) is None else c if (c := member(id(v))) is not None "
                 "else value(v))"
+            )
+        elif (factory := layout.cls.model_fields[name].default_factory) in EMPTY_AS_IS:
+            # Usually its empty default: checked first (then as below).
+            items.append(
+                f"(v if (t := type(v := {get})) is {factory.__name__} and not v "
+                "or v is None or t in leaves or (t in empties and not v) else value(v))"
             )
         else:  # an empty dict or list is taken as it is
             items.append(

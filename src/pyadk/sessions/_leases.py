@@ -47,7 +47,12 @@ _LEASE_ATTR = "_pyadk_lease"
 
 def session_lease(session: Session) -> tuple[str, float] | None:
     """(owner, ttl) of the turn lease ``session`` holds, or None outside a turn."""
-    value = session.__dict__.get(_LEASE_ATTR)
+    return lease_in(session.__dict__)
+
+
+def lease_in(values: dict[str, Any]) -> tuple[str, float] | None:
+    """:func:`session_lease` of the session whose ``__dict__`` is ``values``."""
+    value = values.get(_LEASE_ATTR)
     return value if isinstance(value, tuple) else None
 
 

@@ -18,7 +18,6 @@ from pyadk.sessions._leases import (
 )
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
-from pyadk.utils.fast_models import set_field
 
 _SEQ_ATTR = "_pyadk_seq"
 """Where a loaded Session object keeps the sequence number it has seen (not a field)."""
@@ -49,7 +48,12 @@ class SessionNotFoundError(ValueError):
 
 def session_seq(session: Session) -> int | None:
     """The number of stored events this session object has seen, if a service set it."""
-    value = session.__dict__.get(_SEQ_ATTR)
+    return seq_in(session.__dict__)
+
+
+def seq_in(values: dict[str, Any]) -> int | None:
+    """:func:`session_seq` of the session whose ``__dict__`` is ``values``."""
+    value = values.get(_SEQ_ATTR)
     return value if isinstance(value, int) else None
 
 
@@ -139,11 +143,15 @@ class BaseSessionService(abc.ABC):
 
     @staticmethod
     def _apply_to_session(session: Session, event: Event) -> None:
+        """Applies ``event`` to the live ``session`` (its fields read and set through
+        its ``__dict__``: one attribute lookup instead of one per field)."""
+        values = session.__dict__
         delta = event.actions.state_delta
         if delta:
-            session.state.update(delta)
-        session.events.append(event)
-        set_field(session, "last_update_time", event.timestamp)
+            values["state"].update(delta)
+        values["events"].append(event)
+        values["last_update_time"] = event.timestamp
+        session.__pydantic_fields_set__.add("last_update_time")
 
     @staticmethod
     def _persistable_delta(event: Event) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from pyadk.sessions._event_codec import Encoded, decode, encode, field_of
 from pyadk.sessions._leases import (
     DEFAULT_LEASE_TTL,
     LeasedTurns,
+    lease_in,
     session_lease,
     turn_is_live,
     writer_refusal,
@@ -32,6 +33,7 @@ from pyadk.sessions.base_session_service import (
     GetSessionConfig,
     ListSessionsResponse,
     SessionNotFoundError,
+    seq_in,
     session_seq,
     set_session_seq,
 )
@@ -318,15 +320,17 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         if event.partial:
             return event
         prepared = self._prepared(event)
-        lease = session_lease(session)
+        # Read once: each attribute lookup on a model goes through pydantic's __getattr__.
+        values = session.__dict__
+        lease = lease_in(values)
         with self._lock:
-            stored = self._sessions.get((session.app_name, session.user_id, session.id))
+            stored = self._sessions.get((values["app_name"], values["user_id"], values["id"]))
             if stored is None:
                 stored = self._stored(session)  # raises SessionNotFoundError
             if not (
                 lease is not None
                 and lease[0] == stored.lease_owner
-                and session_seq(session) == len(stored.events)
+                and seq_in(values) == len(stored.events)
             ):  # else the turn's own writer, up to date: nothing to refuse
                 self._check_writer(session, stored)
             self._store(session, stored, event, prepared)
@@ -366,7 +370,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         stored.events.append(kept)
         stored.last_event_id = event.id
         stored.last_update_time = event.timestamp
-        key = (session.app_name, session.user_id, session.id)
+        key = (stored.app_name, stored.user_id, stored.id)
         if self._cache.holds(key, stored.incarnation, seen):
             # The cached view gets its own copy: never the caller's object, which the
             # caller may still change.

@@ -12,12 +12,13 @@ def split_scoped_state(
     state: dict[str, Any], value_copy: Callable[[Any], Any] | None = None
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(app, user, session) parts of ``state``; prefixes stripped, ``temp:`` dropped;
-    each value passed through ``value_copy`` when given (one pass for both)."""
+    each value but a leaf (str, int, ...: immutable) passed through ``value_copy`` when
+    given (one pass for both)."""
     app: dict[str, Any] = {}
     user: dict[str, Any] = {}
     own: dict[str, Any] = {}
     for key, value in state.items():
-        if value_copy is not None:
+        if value_copy is not None and type(value) not in _LEAVES:
             value = value_copy(value)
         if not key.startswith(_PREFIXES):  # the common case, one check
             own[key] = value
@@ -31,6 +32,7 @@ def split_scoped_state(
 _APP, _USER = State.APP_PREFIX, State.USER_PREFIX
 _APP_LEN, _USER_LEN = len(_APP), len(_USER)
 _PREFIXES = (_APP, _USER, State.TEMP_PREFIX)
+_LEAVES = frozenset({str, int, float, bool, bytes, type(None)})
 
 
 def merge_scoped_state(

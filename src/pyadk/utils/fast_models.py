@@ -157,13 +157,18 @@ def copy_model(model: _M) -> _M:
 
 
 def copy_value(value: Any) -> Any:
-    """A deep copy of a value found in a model (models, lists, dicts, sets, leaves)."""
+    """A deep copy of a value found in a model (models, lists, dicts, sets, leaves); a
+    dict or list of leaves only (checked in C) is copied in one call."""
     kind = type(value)
     if kind in _LEAVES:
         return value
     if kind is dict:
+        if _LEAVES.issuperset(map(type, value.values())):
+            return value.copy()
         return {k: copy_value(v) for k, v in value.items()}
     if kind is list:
+        if _LEAVES.issuperset(map(type, value)):
+            return value.copy()
         return [copy_value(v) for v in value]
     if isinstance(value, BaseModel):
         return copy_model(value)
