@@ -8,11 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pyadk.tools.base_authenticated_tool import (
-    PENDING_AUTHORIZATION,
-    credential_manager_of,
-    credential_or_request,
-)
+from pyadk.tools.base_authenticated_tool import credential_manager_of, run_authenticated
 from pyadk.tools.base_tool import RequireConfirmation
 from pyadk.tools.function_tool import FunctionTool
 
@@ -62,11 +58,8 @@ class AuthenticatedFunctionTool(FunctionTool):
         self._response_for_auth_required = response_for_auth_required
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        ready, credential = await credential_or_request(self._credentials_manager, tool_context)
-        if not ready:
-            return self._response_for_auth_required or PENDING_AUTHORIZATION
-        return await self._run_async_impl(
-            args=args, tool_context=tool_context, credential=credential
+        return await run_authenticated(
+            self, self._credentials_manager, self._response_for_auth_required, args, tool_context
         )
 
     async def _run_async_impl(

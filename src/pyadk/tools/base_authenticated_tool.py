@@ -44,6 +44,21 @@ async def credential_or_request(
     return True, credential
 
 
+async def run_authenticated(
+    tool: Any,
+    manager: CredentialManager | None,
+    response_for_auth_required: dict[str, Any] | str | None,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+) -> Any:
+    """``tool._run_async_impl`` with the credential, or the pending answer after asking
+    the client for it (the run of both authenticated tool classes)."""
+    ready, credential = await credential_or_request(manager, tool_context)
+    if not ready:
+        return response_for_auth_required or PENDING_AUTHORIZATION
+    return await tool._run_async_impl(args=args, tool_context=tool_context, credential=credential)
+
+
 class BaseAuthenticatedTool(BaseTool):
     """A tool whose :meth:`_run_async_impl` receives a ready-to-use credential.
 
@@ -73,13 +88,8 @@ class BaseAuthenticatedTool(BaseTool):
         self._response_for_auth_required = response_for_auth_required
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        ready, credential = await credential_or_request(self._credentials_manager, tool_context)
-        if not ready:
-            return self._response_for_auth_required or PENDING_AUTHORIZATION
-        return await self._run_async_impl(
-            args=args,
-            tool_context=tool_context,
-            credential=credential,  # type: ignore[arg-type]  # None only without a scheme
+        return await run_authenticated(
+            self, self._credentials_manager, self._response_for_auth_required, args, tool_context
         )
 
     @abc.abstractmethod
