@@ -13,6 +13,22 @@ if TYPE_CHECKING:
     from pyadk.tools.tool_context import ToolContext
 
 
+def names_declaration(tool: BaseTool, parameter: str) -> types.FunctionDeclaration:
+    """The declaration of a tool whose one parameter is a list of names (strings)."""
+    return types.FunctionDeclaration(
+        name=tool.name,
+        description=tool.description,
+        parameters=types.Schema(
+            type=types.Type.OBJECT,
+            properties={
+                parameter: types.Schema(
+                    type=types.Type.ARRAY, items=types.Schema(type=types.Type.STRING)
+                )
+            },
+        ),
+    )
+
+
 class LoadArtifactsTool(BaseTool):
     """Lists the session's artifacts in the instruction; when the model calls it with
     names, the artifacts' contents are added to the next request."""
@@ -25,18 +41,7 @@ class LoadArtifactsTool(BaseTool):
         )
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters=types.Schema(
-                type=types.Type.OBJECT,
-                properties={
-                    "artifact_names": types.Schema(
-                        type=types.Type.ARRAY, items=types.Schema(type=types.Type.STRING)
-                    )
-                },
-            ),
-        )
+        return names_declaration(self, "artifact_names")
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         return {"artifact_names": list(args.get("artifact_names") or [])}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk import types
 from pyadk.tools.base_tool import BaseTool
+from pyadk.tools.load_artifacts_tool import names_declaration
 
 if TYPE_CHECKING:
     import mcp_types
@@ -44,18 +45,7 @@ class LoadMcpResourceTool(BaseTool):
         self._mcp_toolset = mcp_toolset
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters=types.Schema(
-                type=types.Type.OBJECT,
-                properties={
-                    "resource_names": types.Schema(
-                        type=types.Type.ARRAY, items=types.Schema(type=types.Type.STRING)
-                    )
-                },
-            ),
-        )
+        return names_declaration(self, "resource_names")
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         names = args.get("resource_names") or []
