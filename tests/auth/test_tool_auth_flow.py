@@ -27,6 +27,9 @@ from pyadk.auth.credential_service import (
 )
 from pyadk.events import Event
 from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
+from pyadk.events.tool_confirmation import (
+    REQUEST_CONFIRMATION_FUNCTION_CALL_NAME as REQUEST_CONFIRMATION_NAME,
+)
 from pyadk.flows.tool_auth import ToolAuthError
 from pyadk.models import LlmRequest
 from pyadk.runners import Runner
@@ -358,3 +361,32 @@ async def test_a_workflow_waits_for_the_credential_and_goes_on_after_it() -> Non
         ("weather", '{"city": "Paris", "sky": "clear"}'),
         ("reporter", "report written"),
     ]
+
+
+async def test_an_approved_call_that_then_needs_a_key_is_not_asked_for_approval_again() -> None:
+    weather = Weather()
+    agent = LlmAgent(
+        name="weather",
+        model=FunctionModel(weather.reply),
+        tools=[FunctionTool(weather.forecast, require_confirmation=True)],
+    )
+    runner = make_runner(agent)
+    *_, approval_event = await turn(runner, "weather in Paris?")
+    [approval] = [
+        c for c in approval_event.get_function_calls() if c.name == REQUEST_CONFIRMATION_NAME
+    ]
+    approve = types.FunctionResponse(
+        id=approval.id, name=REQUEST_CONFIRMATION_NAME, response={"confirmed": True}
+    )
+    *_, request_event = await turn(
+        runner, types.Content(role="user", parts=[types.Part(function_response=approve)])
+    )
+    [request] = credential_requests(request_event)
+    assert weather.keys_used == []
+
+    events = await turn(runner, answer(request, with_key(request, "k-9")))
+    assert weather.keys_used == ["k-9"]
+    assert not any(
+        c.name == REQUEST_CONFIRMATION_NAME for e in events for c in e.get_function_calls()
+    )
+    assert events[-1].content.parts[0].text == '{"city": "Paris", "sky": "clear"}'

@@ -473,15 +473,23 @@ def _answered_calls(ctx: InvocationContext) -> tuple[Event, dict[str, ToolConfir
         approved = tool_confirmations.approved_calls(ctx, answered)
     credentials = tool_auth.answers(message)
     resumed = tool_auth.resumed_calls(ctx, credentials) if credentials else None
-    if approved is None:
-        return None if resumed is None else (resumed, {})
     if resumed is None:
         return approved
+    waiting = resumed.get_function_calls()
+    # Calls approved before they asked for a credential keep their approval.
+    earlier = tool_confirmations.earlier_answers(
+        ctx.session.events, ctx.agent.name, {call.id for call in waiting if call.id}
+    )
+    if approved is None:
+        return resumed, earlier
     call_event, confirmations = approved
     calls = call_event.get_function_calls()
     taken = {call.id for call in calls}
-    calls += [call for call in resumed.get_function_calls() if call.id not in taken]
-    return calls_event(ctx.invocation_id, ctx.agent.name, ctx.branch, calls), confirmations
+    calls += [call for call in waiting if call.id not in taken]
+    return calls_event(ctx.invocation_id, ctx.agent.name, ctx.branch, calls), {
+        **earlier,
+        **confirmations,
+    }
 
 
 async def _compact_over_threshold(ctx: InvocationContext, app: Any) -> None:

@@ -135,6 +135,33 @@ def approved_calls(
     return calls_event(ctx.invocation_id, agent_name, ctx.branch, calls), confirmations
 
 
+def earlier_answers(
+    events: list[Event], agent_name: str, call_ids: set[str]
+) -> dict[str, ToolConfirmation]:
+    """The latest answer the session holds to this agent's confirmation request for each
+    call of ``call_ids`` that asked for one: a call run again (after a credential
+    answer) is not asked for approval twice."""
+    asked: dict[str, str] = {}  # request id -> the call it asked about
+    found: dict[str, ToolConfirmation] = {}
+    for event in events:
+        if event.author == agent_name:
+            for call in event.get_function_calls():
+                if call.name == REQUEST_NAME and call.id:
+                    original = (call.args or {}).get("originalFunctionCall") or {}
+                    if original.get("id") in call_ids:
+                        asked[call.id] = original["id"]
+        elif asked and event.author == "user":
+            for response in answers(event.content):
+                call_id = asked.get(response.id or "")
+                if call_id is None:
+                    continue
+                try:
+                    found[call_id] = ToolConfirmation.from_response_dict(response.response)
+                except (ValueError, ValidationError):
+                    continue  # refused when it came: never stored
+    return found
+
+
 def _original_call(request: types.FunctionCall) -> types.FunctionCall:
     data = (request.args or {}).get("originalFunctionCall")
     try:
