@@ -1,0 +1,211 @@
+"""GraphRun: one run of a workflow graph, nodes scheduled as their triggers arrive."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pyadk.events.event import Event
+from pyadk.workflow._errors import WorkflowConfigurationError
+from pyadk.workflow._graph import Graph
+from pyadk.workflow._node_run import NodeResult, NodeRun
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Trigger:
+    node_input: Any
+    branch: str | None
+
+
+def _common_branch(branches: list[str | None]) -> str | None:
+    """The longest dot-segment prefix the branches share (None when none)."""
+    split = [b.split(".") for b in branches if b]
+    if len(split) != len(branches) or not split:
+        return None
+    prefix: list[str] = []
+    for segments in zip(*split, strict=False):
+        if len(set(segments)) != 1:
+            break
+        prefix.append(segments[0])
+    return ".".join(prefix) or None
+
+
+class GraphRun:
+    """Runs ``graph`` for one workflow invocation and yields the events of its nodes.
+
+    Every node runs in its own task; a node hands over its events one at a time
+    and waits until the session has each, so a later node sees the state written
+    before it. A node triggered again while it runs waits for that run to end.
+    The first failure (after retries) cancels the other nodes and is raised.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        path: str,
+        graph: Graph,
+        ic: InvocationContext,
+        node_input: Any,
+        max_concurrency: int | None,
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.graph = graph
+        self.ic = ic
+        self.node_input = node_input
+        self.max_concurrency = max_concurrency if max_concurrency and max_concurrency > 0 else None
+        self.outputs: dict[str, Any] = {}
+        self.branches: dict[str, str | None] = {}
+        self.terminal_outputs: dict[str, Any] = {}
+        self._triggers: dict[str, deque[_Trigger]] = {}
+        self._arrivals: dict[str, set[str]] = {}
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._runs: dict[str, int] = {}
+        self._inbox: asyncio.Queue[tuple[str, Any, Any]] = asyncio.Queue()
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        """The nodes' events, in the order the session receives them."""
+        from pyadk.workflow._base_node import START
+
+        start_targets = self.graph.successors(START.name, None)
+        for target in start_targets:
+            self._add_trigger(
+                target, self.node_input, self._branch_for(None, target, start_targets)
+            )
+        try:
+            while True:
+                self._start_ready()
+                if not self._running and self._inbox.empty():
+                    break
+                kind, name, payload = await self._inbox.get()
+                if kind == "event":
+                    event, consumed = payload
+                    try:
+                        yield event
+                    finally:
+                        if not consumed.done():
+                            consumed.set_result(None)
+                elif kind == "done":
+                    self._running.pop(name, None)
+                    self._complete(name, payload)
+                else:
+                    self._running.pop(name, None)
+                    raise payload
+        finally:
+            await self._cancel_all()
+        if len(self.terminal_outputs) > 1:
+            raise WorkflowConfigurationError(
+                f"Workflow {self.name!r}: {len(self.terminal_outputs)} terminal nodes "
+                f"({sorted(self.terminal_outputs)}) produced an output; a workflow has at "
+                "most one. Join the branches with a JoinNode."
+            )
+
+    # -- scheduling -------------------------------------------------------------------
+    def _add_trigger(self, target: str, node_input: Any, branch: str | None) -> None:
+        self._triggers.setdefault(target, deque()).append(_Trigger(node_input, branch))
+
+    def _start_ready(self) -> None:
+        for name in list(self._triggers):
+            if name in self._running:
+                continue
+            if self.max_concurrency is not None and len(self._running) >= self.max_concurrency:
+                return
+            queue = self._triggers[name]
+            trigger = queue.popleft()
+            if not queue:
+                del self._triggers[name]
+            self._running[name] = asyncio.create_task(self._run_node(name, trigger))
+
+    async def _run_node(self, name: str, trigger: _Trigger) -> None:
+        node = self.graph.nodes[name]
+        run_id = self._runs[name] = self._runs.get(name, 0) + 1
+        path = f"{self.path}/{name}@{run_id}"
+        terminal = name in self.graph.terminal_names
+        run = NodeRun(
+            node=node,
+            ic=self.ic.model_copy(update={"branch": trigger.branch}),
+            author=self.name,
+            path=path,
+            run_id=str(run_id),
+            node_input=trigger.node_input,
+            emit=self._emit,
+            output_for=[path, self.path] if terminal else None,
+        )
+        try:
+            result = await run.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            self._inbox.put_nowait(("failed", name, error))
+            return
+        self._inbox.put_nowait(("done", name, result))
+
+    async def _emit(self, event: Event) -> None:
+        consumed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._inbox.put_nowait(("event", "", (event, consumed)))
+        await consumed
+
+    def _complete(self, name: str, result: NodeResult) -> None:
+        if result.has_output:
+            self.outputs[name] = result.output
+            if name in self.graph.terminal_names:
+                self.terminal_outputs[name] = result.output
+        else:
+            self.outputs.pop(name, None)
+        self.branches[name] = result.branch
+        targets = self.graph.successors(name, result.route)
+        for target in targets:
+            node = self.graph.nodes[target]
+            if node._requires_all_predecessors:
+                self._arrive(target, name)
+            else:
+                output = result.output if result.has_output else None
+                self._add_trigger(target, output, self._branch_for(result.branch, target, targets))
+
+    def _arrive(self, target: str, source: str) -> None:
+        arrived = self._arrivals.setdefault(target, set())
+        arrived.add(source)
+        predecessors = self.graph.predecessors(target)
+        if not predecessors <= arrived:
+            return
+        del self._arrivals[target]
+        names = sorted(predecessors)
+        branch = _common_branch([self.branches.get(p) for p in names])
+        if branch == self._fan_out_base():  # every branch met again: back to the workflow's
+            branch = self.ic.branch
+        self._add_trigger(target, {p: self.outputs.get(p) for p in names}, branch)
+
+    def _branch_for(self, current: str | None, target: str, targets: list[str]) -> str | None:
+        """A fan-out (several targets) gives each target its own sub-branch."""
+        if len(targets) < 2:
+            return current if current is not None else self.ic.branch
+        if current is not None and current != self.ic.branch:
+            return f"{current}.{target}"
+        return f"{self._fan_out_base()}.{target}"
+
+    def _fan_out_base(self) -> str:
+        return f"{self.ic.branch}.{self.name}" if self.ic.branch else self.name
+
+    async def _cancel_all(self) -> None:
+        tasks = list(self._running.values())
+        self._running.clear()
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            with contextlib.suppress(BaseException):
+                await asyncio.gather(*tasks, return_exceptions=True)
+        while not self._inbox.empty():  # release producers still waiting (none after cancel)
+            kind, _, payload = self._inbox.get_nowait()
+            if kind == "event" and not payload[1].done():
+                payload[1].cancel()

@@ -1,0 +1,79 @@
+"""Node (a class to subclass) and the ``@node`` decorator."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any
+
+from pyadk.workflow._base_node import BaseNode
+from pyadk.workflow._errors import WorkflowConfigurationError
+from pyadk.workflow._graph_parser import build_node
+from pyadk.workflow._retry_config import RetryConfig
+
+if TYPE_CHECKING:
+    from pyadk.workflow._context import Context
+
+_UNSUPPORTED = (
+    "parallel_worker",
+    "max_parallel_workers",
+    "auth_config",
+    "require_confirmation",
+    "rerun_on_resume",
+    "parameter_binding",
+)
+
+
+class Node(BaseNode):
+    """A node to subclass: implement :meth:`run_node_impl` (an async generator)."""
+
+    async def run_node_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        """The node's behaviour: yields outputs and/or events."""
+        raise NotImplementedError("run_node_impl must be implemented.")
+        yield  # pragma: no cover
+
+    async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        async for item in self.run_node_impl(ctx=ctx, node_input=node_input):
+            yield item
+
+
+def node(
+    node_like: Any = None,
+    *,
+    name: str | None = None,
+    retry_config: RetryConfig | None = None,
+    timeout: float | None = None,
+    **unsupported: Any,
+) -> Any:
+    """Makes a node of a function (or agent, or node), optionally renamed or with
+    ``retry_config`` / ``timeout``.
+
+    Use as ``@node``, ``@node(...)`` or ``node(func_or_agent, name=...)``. A node
+    given here is copied, so the original keeps its settings.
+    """
+    unknown = sorted(k for k in unsupported if k not in _UNSUPPORTED)
+    if unknown:
+        raise TypeError(f"node() got unexpected keyword arguments: {unknown}")
+    given = sorted(k for k, v in unsupported.items() if v not in (None, False, "state"))
+    if given:
+        raise WorkflowConfigurationError(
+            f"node(): {', '.join(given)} not supported by pyadk's Workflow "
+            "(see docs/graph-workflows.md)."
+        )
+    if node_like is None:
+
+        def decorate(func: Callable[..., Any]) -> BaseNode:
+            return node(func, name=name, retry_config=retry_config, timeout=timeout)
+
+        return decorate
+    built = build_node(node_like)
+    update: dict[str, Any] = {}
+    if name is not None:
+        update["name"] = name
+    if retry_config is not None:
+        update["retry_config"] = retry_config
+    if timeout is not None:
+        update["timeout"] = timeout
+    if not update:
+        return built
+    values = {**dict(built), **update}
+    return type(built)(**values)

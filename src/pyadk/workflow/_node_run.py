@@ -1,0 +1,155 @@
+"""Running one node once it is triggered: events, output, retries and timeout."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions
+from pyadk.workflow._base_node import BaseNode
+from pyadk.workflow._context import Context
+from pyadk.workflow._errors import NodeTimeoutError
+from pyadk.workflow._node_events import error_event, node_event
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+
+Emit = Callable[[Event], Awaitable[None]]
+"""Hands an event to the workflow; returns once the session has it."""
+
+
+class SetOutput:
+    """Yielded by a node to set its output without writing an event (the node's
+    own events already show it, e.g. an agent's answer)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+@dataclass
+class NodeResult:
+    """How a node run ended."""
+
+    output: Any = None
+    has_output: bool = False
+    route: Any = None
+    branch: str | None = None
+
+
+@dataclass
+class NodeRun:
+    """One triggered run of ``node`` (its attempts included)."""
+
+    node: BaseNode
+    ic: InvocationContext
+    author: str
+    path: str
+    run_id: str
+    node_input: Any
+    emit: Emit
+    output_for: list[str] | None = None
+    """Set for a terminal node: its output is the workflow's output too."""
+
+    async def run(self) -> NodeResult:
+        """Runs the node, retrying per its ``retry_config``; raises its last error."""
+        attempt = 1
+        while True:
+            try:
+                return await self._attempt()
+            except Exception as error:
+                config = self.node.retry_config
+                retrying = config is not None and config.should_retry(error, attempt)
+                await self.emit(
+                    error_event(
+                        self.ic,
+                        author=self.author,
+                        path=self.path,
+                        error=error,
+                        attempt=attempt,
+                        retrying=retrying,
+                    )
+                )
+                if config is None or not retrying:
+                    raise
+                await asyncio.sleep(config.delay(attempt))
+                attempt += 1
+
+    async def _attempt(self) -> NodeResult:
+        node = self.node
+        ctx = Context(self.ic, node_name=node.name, node_path=self.path, run_id=self.run_id)
+        result = NodeResult(branch=self.ic.branch)
+        if node.timeout is None:
+            await self._drive(ctx, result)
+        else:
+            try:
+                async with asyncio.timeout(node.timeout) as scope:
+                    await self._drive(ctx, result)
+            except TimeoutError as error:
+                if scope.expired():
+                    raise NodeTimeoutError(node_name=node.name, timeout=node.timeout) from error
+                raise
+        result.route = ctx.route
+        return result
+
+    async def _drive(self, ctx: Context, result: NodeResult) -> None:
+        items = self.node._run_impl(ctx=ctx, node_input=self.node_input)
+        try:
+            async for item in items:
+                if item is None:
+                    continue
+                if isinstance(item, SetOutput):
+                    result.output, result.has_output = item.value, True
+                elif isinstance(item, Event):
+                    await self._pass_on(ctx, item)
+                else:
+                    result.output, result.has_output = item, True
+                    await self._write(ctx, output=item, with_output=True)
+        finally:
+            await items.aclose()
+        if not ctx.actions.is_empty() or (ctx.route is not None and not ctx._route_sent):
+            await self._write(ctx)
+
+    async def _pass_on(self, ctx: Context, event: Event) -> None:
+        """A node's own event: gets the node's pending state changes and branch."""
+        pending = ctx.actions
+        if not pending.is_empty():
+            event.actions.state_delta.update(pending.state_delta)
+            event.actions.artifact_delta.update(pending.artifact_delta)
+            _reset(ctx)
+        if event.branch is None:
+            event.branch = self.ic.branch
+        await self.emit(event)
+
+    async def _write(self, ctx: Context, *, output: Any = None, with_output: bool = False) -> None:
+        route = None
+        if ctx.route is not None and not ctx._route_sent:
+            route = ctx.route
+            ctx._route_sent = True
+        event = node_event(
+            self.ic,
+            author=self.author,
+            path=self.path,
+            actions=_take_actions(ctx),
+            output=output,
+            with_output=with_output,
+            route=route,
+            output_for=self.output_for if with_output else None,
+        )
+        await self.emit(event)
+
+
+def _take_actions(ctx: Context) -> EventActions:
+    actions = ctx.actions
+    taken = EventActions(
+        state_delta=dict(actions.state_delta), artifact_delta=dict(actions.artifact_delta)
+    )
+    _reset(ctx)
+    return taken
+
+
+def _reset(ctx: Context) -> None:
+    ctx.actions.state_delta.clear()
+    ctx.actions.artifact_delta.clear()
