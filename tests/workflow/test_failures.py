@@ -1,0 +1,181 @@
+"""Node failures, retries and timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from wf_support import outputs
+
+from pyadk.agents import LlmAgent, SequentialAgent
+from pyadk.testing import ScriptedModel, TestRunner
+from pyadk.workflow import (
+    START,
+    Context,
+    NodeTimeoutError,
+    RetryConfig,
+    Workflow,
+    WorkflowDataError,
+    node,
+)
+
+FAST = {"initial_delay": 0.001, "jitter": 0.0}
+
+
+def first() -> str:
+    return "first"
+
+
+async def test_a_failing_node_records_an_error_event_and_fails_the_run():
+    def bad(node_input: str) -> str:
+        raise RuntimeError("bad input")
+
+    def never(node_input: Any) -> str:
+        raise AssertionError("not reached")
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, first, bad, never)]))
+    with pytest.raises(RuntimeError, match="bad input"):
+        await runner.run("go")
+    stored = (await runner.session()).events
+    errors = [e for e in stored if e.error_code]
+    assert [(e.author, e.error_code, e.error_message) for e in errors] == [
+        ("wf", "RuntimeError", "bad input")
+    ]
+    assert errors[0].custom_metadata["node_info"]["path"] == "wf@1/bad@1"  # type: ignore[index]
+    assert outputs(stored) == [("first", "first")]  # what ran before is kept
+    outcome = (await runner.state())["outcome:wf"]
+    assert outcome["status"] == "failure" and outcome["error_type"] == "RuntimeError"
+
+
+async def test_retry_config_reruns_a_failing_node_until_it_succeeds():
+    attempts: list[int] = []
+
+    @node(retry_config=RetryConfig(max_attempts=3, **FAST))
+    def flaky(ctx: Context) -> str:
+        attempts.append(len(attempts) + 1)
+        ctx.state["attempts"] = len(attempts)
+        if len(attempts) < 3:
+            raise ConnectionError(f"try {len(attempts)}")
+        return "ok"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, flaky)]))
+    events = await runner.run("go")
+    assert attempts == [1, 2, 3]
+    retried = [e.custom_metadata["error"] for e in events if "error" in (e.custom_metadata or {})]
+    assert retried == [
+        {"type": "ConnectionError", "message": "try 1", "attempt": 1, "retrying": True},
+        {"type": "ConnectionError", "message": "try 2", "attempt": 2, "retrying": True},
+    ]
+    assert not any(e.error_code for e in events)
+    assert outputs(events) == [("flaky", "ok")]
+    state = await runner.state()
+    assert state["attempts"] == 3  # saved with the successful attempt's output
+    assert "outcome:wf" not in state  # a recovered run is a success
+
+
+async def test_retries_give_up_after_max_attempts_or_on_other_exceptions():
+    calls = 0
+
+    @node(retry_config=RetryConfig(max_attempts=2, **FAST))
+    def always_fails() -> None:
+        nonlocal calls
+        calls += 1
+        raise ValueError(f"fail {calls}")
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, always_fails)]))
+    with pytest.raises(ValueError, match="fail 2"):
+        await runner.run("go")
+    assert calls == 2
+    final = [e for e in (await runner.session()).events if e.error_code]
+    assert [e.error_message for e in final] == ["fail 2"]
+
+    other = 0
+
+    @node(retry_config=RetryConfig(max_attempts=5, exceptions=[ConnectionError], **FAST))
+    def wrong_kind() -> None:
+        nonlocal other
+        other += 1
+        raise KeyError("no")
+
+    with pytest.raises(KeyError):
+        await TestRunner(Workflow(name="wf", edges=[(START, wrong_kind)])).run("go")
+    assert other == 1
+
+
+async def test_a_node_past_its_timeout_fails_with_node_timeout_error():
+    @node(timeout=0.05)
+    async def slow() -> str:
+        await asyncio.sleep(5)
+        return "late"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, first, slow)]))
+    with pytest.raises(NodeTimeoutError, match=r"Node 'slow' timed out after 0\.05 seconds"):
+        await runner.run("go")
+    errors = [e for e in (await runner.session()).events if e.error_code]
+    assert [e.error_code for e in errors] == ["NodeTimeoutError"]
+
+
+async def test_a_timed_out_node_is_retried():
+    calls = 0
+
+    @node(timeout=0.05, retry_config=RetryConfig(max_attempts=2, **FAST))
+    async def sometimes_slow() -> str:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await asyncio.sleep(5)
+        return "fast enough"
+
+    events = await TestRunner(Workflow(name="wf", edges=[(START, sometimes_slow)])).run("go")
+    assert calls == 2
+    assert outputs(events) == [("sometimes_slow", "fast enough")]
+
+
+async def test_a_failure_in_one_branch_cancels_the_other():
+    cancelled = asyncio.Event()
+
+    async def boom(node_input: Any) -> None:
+        await asyncio.sleep(0.01)
+        raise RuntimeError("boom")
+
+    async def long_running(node_input: Any) -> None:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    with pytest.raises(RuntimeError, match="boom"):
+        await TestRunner(Workflow(name="wf", edges=[(START, (boom, long_running))])).run("go")
+    assert cancelled.is_set()
+
+
+async def test_a_missing_state_value_for_a_parameter_fails_the_node():
+    def needs(customer_id: str) -> str:
+        return customer_id
+
+    with pytest.raises(WorkflowDataError, match="'customer_id' of node 'needs'"):
+        await TestRunner(Workflow(name="wf", edges=[(START, needs)])).run("go")
+
+
+async def test_an_llm_node_error_is_retried_like_any_other():
+    model = ScriptedModel([ConnectionError("model down"), "recovered"])
+    writer = node(
+        LlmAgent(name="writer", model=model), retry_config=RetryConfig(max_attempts=2, **FAST)
+    )
+    events = await TestRunner(Workflow(name="wf", edges=[(START, writer)])).run("go")
+    assert [e.text for e in events if e.author == "writer" and e.content] == ["recovered"]
+
+
+async def test_sequential_on_failure_policy_sees_a_failed_workflow():
+    def bad() -> None:
+        raise RuntimeError("nope")
+
+    wf = Workflow(name="wf", edges=[(START, bad)])
+    after = LlmAgent(name="after", model=ScriptedModel(["still here"]))
+    seq = SequentialAgent(name="seq", sub_agents=[wf, after], on_failure="continue")
+    runner = TestRunner(seq)
+    events = await runner.run("go")
+    assert [e.text for e in events if e.author == "after" and e.content] == ["still here"]
+    assert (await runner.state())["outcome:wf"]["status"] == "failure"
