@@ -12,8 +12,10 @@ from pydantic import BaseModel, PrivateAttr
 from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.llm_agent import LlmAgent
+from pyadk.agents.pause import waiting_under
 from pyadk.events.event import Event
 from pyadk.workflow._base_node import BaseNode
+from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._node_events import NODE_INFO
 from pyadk.workflow._node_run import SetOutput
 
@@ -73,6 +75,12 @@ class AgentNode(BaseNode):
                 if _is_answer(event):
                     answer = event
                 yield event
+        if waiting_under(ic, agent):
+            raise WorkflowConfigurationError(
+                f"Agent node {self.name!r} stopped to wait for the client (a long-running "
+                "tool or a tool call held for approval): pausing and resuming a graph "
+                "Workflow is not supported by pyadk."
+            )
         if answer is not None:
             yield SetOutput(_answer_output(agent, answer))
 

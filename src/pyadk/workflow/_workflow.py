@@ -12,6 +12,7 @@ from pydantic import Field, PrivateAttr
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
+from pyadk.agents.pause import holds_resume_target
 from pyadk.events.event import Event
 from pyadk.workflow._agent_node import AgentNode
 from pyadk.workflow._errors import WorkflowConfigurationError
@@ -97,6 +98,12 @@ class Workflow(BaseAgent):
         return [n.agent for n in self._graph.nodes.values() if isinstance(n, AgentNode)]
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        if holds_resume_target(ctx, [self]):
+            raise WorkflowConfigurationError(
+                f"Workflow {self.name!r} cannot resume an earlier invocation (a client's "
+                "answer or an interrupted run): pyadk's graph Workflow does not support "
+                "resuming; start a new turn instead."
+            )
         graph = self._graph
         nested = _nested.get()
         if nested is not None and nested.workflow is self:
