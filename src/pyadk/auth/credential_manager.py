@@ -99,6 +99,24 @@ class CredentialManager:
             return credential
         return None
 
+    async def replace_credential(
+        self, context: CallbackContext, credential: AuthCredential | None
+    ) -> None:
+        """Makes ``credential`` the one later calls find: it replaces this turn's answer
+        (when the client sent one) and the credential service's copy. None forgets
+        both, so the next call that needs the credential asks the user again."""
+        live_state = context._invocation_context.session.state
+        answer_key = TEMP_PREFIX + (self._auth_config.credential_key or "")
+        if live_state.get(answer_key) is not None:
+            live_state[answer_key] = (
+                None if credential is None else without_client_secret(credential)
+            )
+        if credential is not None:
+            await self._save(context, credential)
+        elif context._invocation_context.credential_service is not None:
+            forgotten = self._auth_config.model_copy(update={"exchanged_auth_credential": None})
+            await context.save_credential(forgotten)
+
     def handler(self) -> AuthHandler:
         """The :class:`AuthHandler` of this manager's config."""
         return AuthHandler(self._auth_config)
