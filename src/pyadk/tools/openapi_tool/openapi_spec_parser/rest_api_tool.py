@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,10 @@ from pyadk.tools.openapi_tool.openapi_spec_parser._http_client import (
     import_httpx,
 )
 from pyadk.tools.openapi_tool.openapi_spec_parser._request import RequestBuilder
+from pyadk.tools.openapi_tool.openapi_spec_parser._token_recovery import (
+    TokenRecovery,
+    token_rejected,
+)
 from pyadk.tools.openapi_tool.openapi_spec_parser.openapi_spec_parser import (
     OperationEndpoint,
     ParsedOperation,
@@ -35,8 +40,13 @@ from pyadk.tools.openapi_tool.openapi_spec_parser.operation_parser import (
 )
 
 if TYPE_CHECKING:
+    import httpx
+
     from pyadk.agents.readonly_context import ReadonlyContext
+    from pyadk.auth.credential_manager import CredentialManager
     from pyadk.tools.tool_context import ToolContext
+
+logger = logging.getLogger(__name__)
 
 PENDING_AUTH_RESPONSE: dict[str, Any] = {
     "pending": True,
@@ -44,6 +54,12 @@ PENDING_AUTH_RESPONSE: dict[str, Any] = {
 }
 """What a call answers while it waits for the user's consent (google-adk's answer)."""
 
+_REAUTH_DID_NOT_HELP = (
+    "The user already authorized this connection again and the API still rejects the "
+    "credential, so calling the tool again will not help: tell the user, and suggest "
+    "they check the application's access or permission settings."
+)
+"""Replaces the invitation to retry once a new consent did not fix a 401."""
 _SAFE_METHODS = frozenset({"get", "head", "options", "trace"})
 _BODY_SNIPPET = 1000
 """Characters of an error response's body the model is shown."""
@@ -78,6 +94,13 @@ class RestApiTool(BaseTool):
     (refreshed when it expires) under ``credential_key`` (derived from the scheme and
     the client when None), so the tools of one toolset share one consent. A
     client-credentials flow gets its token without asking anyone.
+
+    When the API answers 401 to such a token (its challenge says ``invalid_token``, or
+    there is none), the token is refreshed and the call sent once more; with no refresh
+    token, or a failed refresh, it is forgotten and the user asked again (the pending
+    answer). When a new consent did not help either, the error tells the model to report
+    it to the user. Budgets per credential, in session state, bound this; any other
+    status refills them.
     """
 
     def __init__(
@@ -222,11 +245,14 @@ class RestApiTool(BaseTool):
             if param.required and param.py_name not in api_args and default is not None:
                 api_args[param.py_name] = default
         credential = self.auth_credential
+        manager: CredentialManager | None = None
         if _awaits_consent(self.auth_scheme, credential):
             from pyadk.auth.oauth2 import OAuth2Error
 
+            manager = self._credential_manager(tool_context)
+            assert tool_context is not None  # checked by _credential_manager
             try:
-                credential = await self._consented_credential(tool_context)
+                credential = await self._consented_credential(manager, tool_context)
             except OAuth2Error as error:
                 return self._format_error_response(f"Authorization failed: {error}")
             if credential is None:
@@ -268,18 +294,66 @@ class RestApiTool(BaseTool):
             )
         except httpx.HTTPError as error:
             return self._format_error_response(f"Request failed: {target}: {error!r}")
+        if manager is not None and tool_context is not None and credential is not None:
+            recovery = TokenRecovery(manager, tool_context)
+            if response.status_code != 401:  # past the authentication gate
+                recovery.note_success()
+            elif token_rejected(response.status_code, response.headers.get("www-authenticate")):
+                with recovery.claim() as claimed:
+                    # Unclaimed: another call is recovering this credential, or this
+                    # is the retry of a recovered call (which must not recurse).
+                    if claimed:
+                        return await self._recover(
+                            recovery, credential, args, tool_context, response, target
+                        )
         if not response.is_success:
-            snippet = response.text[:_BODY_SNIPPET]
-            result = self._format_error_response(f"Status Code: {response.status_code}, {snippet}")
-            result["status_code"] = response.status_code
-            result["body"] = snippet
-            result["message"] = f"HTTP {response.status_code} from {target}: {snippet[:200]}"
-            return result
+            return self._http_error(response, target)
         try:
             data: Any = response.json()
         except ValueError:
             return {"text": response.text}
         return data if isinstance(data, dict) else {"result": data}
+
+    async def _recover(
+        self,
+        recovery: TokenRecovery,
+        rejected: AuthCredential,
+        args: dict[str, Any],
+        tool_context: ToolContext,
+        response: httpx.Response,
+        target: str,
+    ) -> dict[str, Any]:
+        """The answer once the API rejected the user's token (within the recovery's
+        claim): the call sent again with a refreshed token, the pending answer after
+        asking the user again, or the API's error."""
+        outcome = await recovery.recover(rejected)
+        if outcome == "retry":
+            logger.info("Tool %r: new token after a 401; calling again.", self.name)
+            return await self.call(args=args, tool_context=tool_context)
+        if outcome == "asked":
+            return dict(PENDING_AUTH_RESPONSE)
+        if outcome == "exhausted":
+            return self._http_error(response, target, _REAUTH_DID_NOT_HELP)
+        return self._http_error(response, target)
+
+    def _http_error(
+        self, response: httpx.Response, target: str, advice: str | None = None
+    ) -> dict[str, Any]:
+        """The error result of a response that is not a success (``advice`` replaces
+        the usual invitation to retry)."""
+        snippet = response.text[:_BODY_SNIPPET]
+        detail = f"Status Code: {response.status_code}, {snippet}"
+        if advice is None:
+            result = self._format_error_response(detail)
+        else:
+            result = {
+                "error": f"Tool {self.name} execution failed. {advice} {detail}",
+                "status": "error",
+            }
+        result["status_code"] = response.status_code
+        result["body"] = snippet
+        result["message"] = f"HTTP {response.status_code} from {target}: {snippet[:200]}"
+        return result
 
     def _auth_param(
         self, credential: AuthCredential | None
@@ -305,15 +379,11 @@ class RestApiTool(BaseTool):
             raise ValueError(self._no_client_message(kind))
         return param, values
 
-    async def _consented_credential(
-        self, tool_context: ToolContext | None
-    ) -> AuthCredential | None:
-        """The user's token for the OAuth2 / OIDC scheme (configured client, this turn's
-        answer, or the credential service); None after asking the client for consent."""
+    def _credential_manager(self, tool_context: ToolContext | None) -> CredentialManager:
+        """The manager of the user's OAuth2 / OIDC token (ValueError when the tool has
+        no client to ask the user's consent with, or no tool_context to ask in)."""
         from pyadk.auth.auth_tool import AuthConfig
         from pyadk.auth.credential_manager import CredentialManager
-        from pyadk.auth.oauth2 import OAuth2Error
-        from pyadk.tools.base_authenticated_tool import credential_or_request
 
         scheme, credential = self.auth_scheme, self.auth_credential
         assert scheme is not None and credential is not None
@@ -326,13 +396,22 @@ class RestApiTool(BaseTool):
                 "user's consent: run it through an agent (run_async with its tool_context) "
                 "or pass an AuthCredential holding an access token."
             )
-        manager = CredentialManager(
+        return CredentialManager(
             AuthConfig(
                 auth_scheme=scheme,
                 raw_auth_credential=credential,
                 credential_key=self.credential_key,
             )
         )
+
+    async def _consented_credential(
+        self, manager: CredentialManager, tool_context: ToolContext
+    ) -> AuthCredential | None:
+        """The user's token for the OAuth2 / OIDC scheme (configured client, this turn's
+        answer, or the credential service); None after asking the client for consent."""
+        from pyadk.auth.oauth2 import OAuth2Error
+        from pyadk.tools.base_authenticated_tool import credential_or_request
+
         try:
             _, found = await credential_or_request(manager, tool_context)
         except OAuth2Error:
