@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 from wf_support import outputs, paths
 
 from pyadk import types
+from pyadk.events import Event
 from pyadk.testing import TestRunner
-from pyadk.workflow import DEFAULT_ROUTE, START, Context, Edge, JoinNode, Workflow, node_route
+from pyadk.workflow import (
+    DEFAULT_ROUTE,
+    START,
+    Context,
+    Edge,
+    JoinNode,
+    Workflow,
+    WorkflowDataError,
+    node_route,
+)
 
 
 async def test_linear_chain_passes_outputs_and_writes_one_event_per_node():
@@ -90,17 +101,29 @@ async def test_none_output_writes_no_event_but_state_alone_is_saved():
     assert (await runner.state())["touched"] is True
 
 
-async def test_generator_nodes_yield_several_outputs_the_last_one_passes_on():
-    async def produce():
-        yield "one"
-        yield "two"
+async def test_a_generator_node_yields_events_and_one_output():
+    async def produce(ctx: Context):
+        yield Event(author="produce", content=types.ModelContent("working"))
+        yield "result"
 
     def consume(node_input: str) -> str:
         return node_input.upper()
 
     wf = Workflow(name="wf", edges=[(START, produce, consume)])
     events = await TestRunner(wf).run("x")
-    assert outputs(events) == [("produce", "one"), ("produce", "two"), ("consume", "TWO")]
+    assert [e.text for e in events if e.content] == ["working"]
+    assert outputs(events) == [("produce", "result"), ("consume", "RESULT")]
+
+
+async def test_a_second_output_fails_the_node():
+    def twice():
+        yield "one"
+        yield "two"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, twice)]))
+    with pytest.raises(WorkflowDataError, match="'twice' produced a second output"):
+        await runner.run("x")
+    assert outputs((await runner.session()).events) == [("twice", "one")]
 
 
 async def test_routes_pick_edges_and_default_route_catches_the_rest():

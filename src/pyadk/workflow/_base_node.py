@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 class BaseNode(BaseModel):
     """A node of a workflow graph. Subclasses implement :meth:`_run_impl`.
 
-    ``_run_impl(ctx=, node_input=)`` is an async generator. What it yields becomes
-    the node's output (None is ignored; the last value yielded is the output
-    passed to the next nodes). A yielded :class:`pyadk.events.Event` is passed on
-    to the session as is. ``ctx.route`` picks routed edges; ``ctx.state`` writes
+    ``_run_impl(ctx=, node_input=)`` is an async generator. A value it yields is the
+    node's output, passed to the next nodes (None is ignored; a second output fails
+    the node). A yielded :class:`pyadk.events.Event` is passed on to the session as
+    is. ``ctx.route`` picks routed edges; ``ctx.state`` writes
     are saved with the node's event.
 
     ``retry_config`` retries a failed run; ``timeout`` (seconds) fails a run that

@@ -26,8 +26,9 @@ class FunctionNode(BaseNode):
     with :class:`WorkflowDataError`). A pydantic model annotation turns a dict
     into that model.
 
-    The return value (each yielded value, for generators) is the node's output;
-    a pydantic model is stored as its dict; None means no output.
+    The return value is the node's output; a pydantic model is stored as its
+    dict; None means no output. A generator may yield events
+    (:class:`pyadk.events.Event`) and at most one output.
     """
 
     func: Callable[..., Any]

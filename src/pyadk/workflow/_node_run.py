@@ -11,7 +11,7 @@ from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._context import Context
-from pyadk.workflow._errors import NodeTimeoutError
+from pyadk.workflow._errors import NodeTimeoutError, WorkflowDataError
 from pyadk.workflow._node_events import error_event, node_event
 
 if TYPE_CHECKING:
@@ -100,10 +100,16 @@ class NodeRun:
             async for item in items:
                 if item is None:
                     continue
+                if isinstance(item, Event):
+                    await self._pass_on(ctx, item)
+                    continue
+                if result.has_output:
+                    raise WorkflowDataError(
+                        f"Node {self.node.name!r} produced a second output: a node produces "
+                        "at most one output."
+                    )
                 if isinstance(item, SetOutput):
                     result.output, result.has_output = item.value, True
-                elif isinstance(item, Event):
-                    await self._pass_on(ctx, item)
                 else:
                     result.output, result.has_output = item, True
                     await self._write(ctx, output=item, with_output=True)
