@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import aclosing
 from typing import Any
 
 import pytest
 from wf_support import outputs
 
+from pyadk import types
 from pyadk.agents import LlmAgent, SequentialAgent
+from pyadk.errors import AgentTimeoutError
 from pyadk.testing import ScriptedModel, TestRunner
 from pyadk.workflow import (
     START,
@@ -179,3 +182,47 @@ async def test_sequential_on_failure_policy_sees_a_failed_workflow():
     events = await runner.run("go")
     assert [e.text for e in events if e.author == "after" and e.content] == ["still here"]
     assert (await runner.state())["outcome:wf"]["status"] == "failure"
+
+
+async def test_the_workflow_agent_timeout_cancels_running_nodes():
+    cancelled = asyncio.Event()
+
+    async def slow(node_input: Any) -> None:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, slow)], timeout=0.05))
+    with pytest.raises(AgentTimeoutError):
+        await runner.run("go")
+    assert cancelled.is_set()
+    assert (await runner.state())["outcome:wf"]["status"] == "timed_out"
+
+
+async def test_closing_the_event_stream_early_cancels_running_nodes():
+    cancelled = asyncio.Event()
+
+    def first_node() -> str:
+        return "first"
+
+    async def never_ends(node_input: Any) -> None:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, (first_node, never_ends))]))
+    await runner._ensure_session()
+    stream = runner.run_async(
+        user_id=runner.user_id,
+        session_id=runner.session_id,
+        new_message=types.UserContent("go"),
+    )
+    async with aclosing(stream) as events:
+        async for event in events:
+            assert outputs([event]) == [("first_node", "first")]
+            break
+    assert cancelled.is_set()
