@@ -234,3 +234,37 @@ async def test_a_loop_via_a_routed_edge_runs_until_its_bound():
 async def test_a_workflow_without_edges_runs_nothing():
     events = await TestRunner(Workflow(name="empty")).run("x")
     assert outputs(events) == []
+
+
+async def test_parameters_are_validated_against_their_annotations():
+    seen: dict[str, Any] = {}
+
+    def as_text(node_input: str) -> dict[str, str]:
+        seen["text"] = node_input  # the user's message, as its text
+        return {"name": "Bo", "age": "41"}
+
+    def as_model(node_input: Profile) -> int:
+        seen["model"] = node_input  # dict -> Profile ("41" -> 41)
+        return node_input.age
+
+    def as_any(node_input: Any, limit: float) -> float:
+        return node_input / limit
+
+    wf = Workflow(name="wf", edges=[(START, as_text, as_model, as_any)])
+    runner = TestRunner(wf, state={"limit": "2"})  # a numeric string fits float
+    events = await runner.run("hello there")
+    assert seen["text"] == "hello there"
+    assert seen["model"] == Profile(name="Bo", age=41)
+    assert outputs(events)[-1] == ("as_any", 20.5)
+
+    def structured(node_input: dict[str, int]) -> int:
+        return sum(node_input.values())
+
+    events = await TestRunner(Workflow(name="wf", edges=[(START, structured)])).run('{"a": 1}')
+    assert outputs(events) == [("structured", 1)]
+
+    def wants_int(node_input: int) -> int:
+        return node_input
+
+    with pytest.raises(WorkflowDataError, match="'node_input' of node 'wants_int'"):
+        await TestRunner(Workflow(name="wf", edges=[(START, wants_int)])).run("not a number")

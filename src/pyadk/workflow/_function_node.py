@@ -9,6 +9,7 @@ from typing import Any, get_type_hints
 from pydantic import BaseModel, PrivateAttr
 
 from pyadk.workflow._base_node import BaseNode
+from pyadk.workflow._coercion import Coercer
 from pyadk.workflow._context import Context
 from pyadk.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 
@@ -23,8 +24,10 @@ class FunctionNode(BaseNode):
     :class:`Context`) gets the node context, ``node_input`` the predecessor's
     output, every other parameter the session-state value of the same name (its
     default when state lacks it; a missing value without default fails the node
-    with :class:`WorkflowDataError`). A pydantic model annotation turns a dict
-    into that model.
+    with :class:`WorkflowDataError`). Values are validated against the
+    annotations (pydantic, lax): a dict becomes the annotated model; a message
+    (the user's, after START) becomes its text for ``str``, parsed JSON for
+    structured types, and stays a Content for ``Content`` / ``Any``.
 
     The return value is the node's output; a pydantic model is stored as its
     dict; None means no output. A generator may yield events
@@ -35,6 +38,7 @@ class FunctionNode(BaseNode):
     _signature: inspect.Signature = PrivateAttr()
     _hints: dict[str, Any] = PrivateAttr(default_factory=dict)
     _context_param: str | None = PrivateAttr(default=None)
+    _coercer: Coercer = PrivateAttr(default_factory=Coercer)
 
     def __init__(self, func: Callable[..., Any] | None = None, **data: Any) -> None:
         if func is not None:
@@ -76,15 +80,12 @@ class FunctionNode(BaseNode):
         return kwargs
 
     def _coerce(self, name: str, value: Any) -> Any:
-        hint = self._hints.get(name)
-        if isinstance(hint, type) and issubclass(hint, BaseModel) and isinstance(value, dict):
-            try:
-                return hint.model_validate(value)
-            except Exception as error:
-                raise WorkflowDataError(
-                    f"Parameter {name!r} of node {self.name!r}: {error}"
-                ) from error
-        return value
+        try:
+            return self._coercer(value, self._hints.get(name))
+        except Exception as error:
+            raise WorkflowDataError(
+                f"Parameter {name!r} of node {self.name!r} does not accept {value!r}: {error}"
+            ) from error
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         kwargs = self._bind(ctx, node_input)
