@@ -153,3 +153,15 @@ async def test_join_in_a_loop_waits_for_each_rounds_predecessors():
     joins = [output for name, output in outputs(events) if name == "join"]
     assert joins == [{"a": "a1", "b": "b1"}, {"a": "a2", "b": "b2"}]
     assert outputs(events)[-1] == ("done", "a2b2")
+
+
+async def test_a_join_right_after_start_gets_the_input_under_start():
+    def side(node_input: str) -> str:
+        return f"side({node_input})"
+
+    join = JoinNode(name="join")
+    wf = Workflow(name="wf", edges=[(START, (side, join)), (side, join)])
+    events = await TestRunner(wf).run("go")
+    joined = dict(outputs(events))["join"]
+    assert joined["side"] == "side(go)"
+    assert joined["__START__"].parts[0].text == "go"  # the user's message

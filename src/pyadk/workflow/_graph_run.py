@@ -78,11 +78,9 @@ class GraphRun:
         """The nodes' events, in the order the session receives them."""
         from pyadk.workflow._base_node import START
 
-        start_targets = self.graph.successors(START.name, None)
-        for target in start_targets:
-            self._add_trigger(
-                target, self.node_input, self._branch_for(None, target, start_targets)
-            )
+        self.outputs[START.name] = self.node_input
+        self.branches[START.name] = self.ic.branch
+        self._trigger_successors(START.name, self.node_input, None, None)
         try:
             while True:
                 self._start_ready()
@@ -164,14 +162,16 @@ class GraphRun:
         else:
             self.outputs.pop(name, None)
         self.branches[name] = result.branch
-        targets = self.graph.successors(name, result.route)
+        output = result.output if result.has_output else None
+        self._trigger_successors(name, output, result.route, result.branch)
+
+    def _trigger_successors(self, name: str, output: Any, route: Any, branch: str | None) -> None:
+        targets = self.graph.successors(name, route)
         for target in targets:
-            node = self.graph.nodes[target]
-            if node._requires_all_predecessors:
+            if self.graph.nodes[target]._requires_all_predecessors:
                 self._arrive(target, name)
             else:
-                output = result.output if result.has_output else None
-                self._add_trigger(target, output, self._branch_for(result.branch, target, targets))
+                self._add_trigger(target, output, self._branch_for(branch, target, targets))
 
     def _arrive(self, target: str, source: str) -> None:
         arrived = self._arrivals.setdefault(target, set())
