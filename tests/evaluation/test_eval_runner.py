@@ -394,7 +394,7 @@ def test_google_adk_2_files_with_invocation_events_and_timings_load() -> None:
         "duration": 1.5,
         "modelDuration": 1.2,
         "toolDuration": 0.1,
-        "rubrics": [{"rubricId": "r1"}],
+        "rubrics": [{"rubricId": "r1", "rubricContent": {"textProperty": "Names the sky."}}],
         "appDetails": {"agentDetails": {}},
     }
     case = EvalCase.model_validate({"evalId": "v2", "conversation": [invocation]})

@@ -1,7 +1,8 @@
 """Evaluate agents against recorded conversations, locally (google-adk's eval format).
 
 ``pyadk eval AGENT_DIR FILE.evalset.json`` from the command line, or
-``await AgentEvaluator.evaluate("my_agent", "tests/eval")`` in a test.
+``await AgentEvaluator.evaluate("my_agent", "tests/eval")`` in a test. Model-judged
+metrics ask any model pyadk's registry resolves.
 """
 
 from pyadk.evaluation._rouge import MissingEvalExtraError
@@ -27,10 +28,16 @@ from pyadk.evaluation.eval_metrics import (
     EvalMetricResult,
     EvalMetricResultPerInvocation,
     EvalStatus,
+    HallucinationsCriterion,
+    JudgedCriterion,
+    JudgeModelOptions,
+    LlmAsAJudgeCriterion,
     PrebuiltMetrics,
+    RubricsBasedCriterion,
     ToolTrajectoryCriterion,
 )
 from pyadk.evaluation.eval_result import EvalCaseResult, EvalSetResult
+from pyadk.evaluation.eval_rubrics import Rubric, RubricContent, RubricScore
 from pyadk.evaluation.eval_runner import evaluate_eval_case, evaluate_eval_set
 from pyadk.evaluation.eval_set import EvalSet
 from pyadk.evaluation.eval_set_files import EvalSetFileError, eval_set_files, load_eval_set
@@ -43,16 +50,26 @@ from pyadk.evaluation.eval_summary import (
 )
 from pyadk.evaluation.evaluation_generator import generate_invocations, invocation_from_events
 from pyadk.evaluation.evaluator import EvaluationResult, Evaluator, PerInvocationResult
+from pyadk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator
+from pyadk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
+from pyadk.evaluation.judge_model import JudgeModel, JudgeModelError
+from pyadk.evaluation.llm_as_judge import AutoRaterScore, LlmAsJudge
 from pyadk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 from pyadk.evaluation.local_eval_sets_manager import LocalEvalSetsManager
 from pyadk.evaluation.metric_registry import get_evaluator, register_evaluator
 from pyadk.evaluation.response_evaluator import ResponseEvaluator
+from pyadk.evaluation.rubric_based_evaluator import RubricBasedEvaluator
+from pyadk.evaluation.rubric_based_final_response_quality_v1 import (
+    RubricBasedFinalResponseQualityV1Evaluator,
+)
+from pyadk.evaluation.rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
 from pyadk.evaluation.tool_fakes import ToolFake, ToolFakesPlugin, recorded_fakes
 from pyadk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
 __all__ = [
     "DEFAULT_CRITERIA",
     "AgentEvaluator",
+    "AutoRaterScore",
     "BaseCriterion",
     "CaseSummary",
     "EvalCase",
@@ -68,8 +85,17 @@ __all__ = [
     "EvalStatus",
     "EvaluationResult",
     "Evaluator",
+    "FinalResponseMatchV2Evaluator",
+    "HallucinationsCriterion",
+    "HallucinationsV1Evaluator",
     "IntermediateData",
     "Invocation",
+    "JudgeModel",
+    "JudgeModelError",
+    "JudgeModelOptions",
+    "JudgedCriterion",
+    "LlmAsAJudgeCriterion",
+    "LlmAsJudge",
     "LocalEvalSetResultsManager",
     "LocalEvalSetsManager",
     "MetricSummary",
@@ -77,6 +103,13 @@ __all__ = [
     "PerInvocationResult",
     "PrebuiltMetrics",
     "ResponseEvaluator",
+    "Rubric",
+    "RubricBasedEvaluator",
+    "RubricBasedFinalResponseQualityV1Evaluator",
+    "RubricBasedToolUseV1Evaluator",
+    "RubricContent",
+    "RubricScore",
+    "RubricsBasedCriterion",
     "SessionInput",
     "ToolFake",
     "ToolFakesPlugin",

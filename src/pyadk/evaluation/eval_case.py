@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from pyadk import types
 from pyadk.evaluation.common import EvalBaseModel
+from pyadk.evaluation.eval_rubrics import Rubric
 from pyadk.evaluation.tool_fakes import ToolFake
 
 
@@ -49,8 +50,8 @@ class Invocation(EvalBaseModel):
     """Seconds the invocation took (google-adk 2.x records it; pyadk reads it only)."""
     model_duration: float | None = None
     tool_duration: float | None = None
-    rubrics: list[Any] | None = None
-    """google-adk's model-judged rubrics: kept, not scored by pyadk."""
+    rubrics: list[Rubric] | None = None
+    """Rubrics the rubric-based metrics check this invocation against."""
     app_details: dict[str, Any] | None = None
 
 
@@ -76,6 +77,8 @@ class EvalCase(EvalBaseModel):
     creation_timestamp: float = 0.0
     tool_fakes: list[ToolFake] = Field(default_factory=list)
     """Results given to tool calls instead of running the tools (a pyadk extension)."""
+    rubrics: list[Rubric] | None = None
+    """Rubrics the rubric-based metrics check every invocation of the case against."""
 
     @field_validator("conversation", mode="before")
     @classmethod

@@ -11,7 +11,10 @@ from pyadk.evaluation.common import read_json_file
 from pyadk.evaluation.eval_metrics import (
     BaseCriterion,
     EvalMetric,
+    HallucinationsCriterion,
+    LlmAsAJudgeCriterion,
     PrebuiltMetrics,
+    RubricsBasedCriterion,
     ToolTrajectoryCriterion,
 )
 
@@ -25,6 +28,10 @@ DEFAULT_CRITERIA: dict[str, float] = {
 
 _CRITERION_TYPES: dict[str, type[BaseCriterion]] = {
     PrebuiltMetrics.TOOL_TRAJECTORY_AVG_SCORE.value: ToolTrajectoryCriterion,
+    PrebuiltMetrics.FINAL_RESPONSE_MATCH_V2.value: LlmAsAJudgeCriterion,
+    PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value: RubricsBasedCriterion,
+    PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value: RubricsBasedCriterion,
+    PrebuiltMetrics.HALLUCINATIONS_V1.value: HallucinationsCriterion,
 }
 
 
@@ -49,7 +56,14 @@ class EvalConfig(BaseModel):
         typed: dict[str, Any] = {}
         for name, criterion in value.items():
             if isinstance(criterion, dict):
-                criterion = _CRITERION_TYPES.get(name, BaseCriterion).model_validate(criterion)
+                kind = _CRITERION_TYPES.get(name, BaseCriterion)
+                try:
+                    criterion = kind.model_validate(criterion)
+                except ValidationError as error:  # name the metric: pydantic would not
+                    problems = "; ".join(
+                        f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
+                    )
+                    raise ValueError(f"criterion of {name!r}: {problems}") from None
             typed[name] = criterion
         return typed
 

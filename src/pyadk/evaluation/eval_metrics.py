@@ -8,8 +8,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 from pydantic.alias_generators import to_camel
 
+from pyadk import types
 from pyadk.evaluation.common import EvalBaseModel
 from pyadk.evaluation.eval_case import Invocation
+from pyadk.evaluation.eval_rubrics import Rubric as Rubric
+from pyadk.evaluation.eval_rubrics import RubricScore as RubricScore
 
 
 class EvalStatus(Enum):
@@ -21,10 +24,16 @@ class EvalStatus(Enum):
 
 
 class PrebuiltMetrics(Enum):
-    """The metrics pyadk computes locally, by their config names."""
+    """google-adk's metric names. pyadk computes all but ``SAFETY_V1``, which needs
+    Vertex AI's evaluation service; the ``*_V1``/``*_V2`` ones are model-judged."""
 
     TOOL_TRAJECTORY_AVG_SCORE = "tool_trajectory_avg_score"
     RESPONSE_MATCH_SCORE = "response_match_score"
+    SAFETY_V1 = "safety_v1"
+    FINAL_RESPONSE_MATCH_V2 = "final_response_match_v2"
+    RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1 = "rubric_based_final_response_quality_v1"
+    HALLUCINATIONS_V1 = "hallucinations_v1"
+    RUBRIC_BASED_TOOL_USE_QUALITY_V1 = "rubric_based_tool_use_quality_v1"
 
 
 class BaseCriterion(BaseModel):
@@ -61,6 +70,49 @@ class ToolTrajectoryCriterion(BaseCriterion):
                 names = ", ".join(m.name for m in cls.MatchType)
                 raise ValueError(f"unknown match_type {value!r} (one of {names})") from None
         return value
+
+
+class JudgeModelOptions(EvalBaseModel):
+    """Which model judges, and how often it is asked about each invocation."""
+
+    judge_model: str = "gemini-2.5-flash"
+    """A model name pyadk's model registry resolves (any registered model)."""
+    judge_model_config: types.GenerateContentConfig | None = None
+    """Generation settings for the judge's requests (temperature, ...)."""
+    num_samples: int = Field(default=5, ge=1)
+    """Answers asked of the judge per invocation; their majority decides."""
+    parallelism_limit: int = Field(default=1, ge=1)
+    """How many of those requests may be in flight at once."""
+
+
+class JudgedCriterion(BaseCriterion):
+    """The settings every model-judged metric has: its judge."""
+
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
+
+
+class LlmAsAJudgeCriterion(JudgedCriterion):
+    """Settings of a model-judged metric (``final_response_match_v2``)."""
+
+    include_intermediate_responses_in_final: bool = False
+    """Judge the text said on the way (before tool calls, by sub-agents) together with
+    the final response."""
+
+
+class RubricsBasedCriterion(JudgedCriterion):
+    """Settings of a rubric-judged metric: the judge and the rubrics every invocation is
+    checked against (eval cases and invocations may add their own)."""
+
+    rubrics: list[Rubric] = Field(default_factory=list)
+    include_intermediate_responses_in_final: bool = False
+    """Judge the text said on the way together with the final response."""
+
+
+class HallucinationsCriterion(JudgedCriterion):
+    """Settings of ``hallucinations_v1``."""
+
+    evaluate_intermediate_nl_responses: bool = False
+    """Check the text said on the way too, not only the final response."""
 
 
 class EvalMetric(EvalBaseModel):

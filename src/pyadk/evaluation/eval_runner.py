@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.evaluation.eval_case import EvalCase, Invocation
@@ -13,6 +14,7 @@ from pyadk.evaluation.eval_metrics import (
     EvalStatus,
 )
 from pyadk.evaluation.eval_result import EvalCaseResult
+from pyadk.evaluation.eval_rubrics import RubricScore
 from pyadk.evaluation.eval_set import EvalSet
 from pyadk.evaluation.evaluation_generator import DEFAULT_USER_ID, generate_invocations
 from pyadk.evaluation.evaluator import Evaluator
@@ -56,6 +58,8 @@ async def evaluate_eval_set(
                 result.run = run
                 results.append(result)
     finally:
+        for evaluator in evaluators:
+            await evaluator.close()
         if close_toolsets:
             await runner.close()
     return results
@@ -95,11 +99,21 @@ async def evaluate_eval_case(
         result.final_eval_status = EvalStatus.FAILED
         result.error = f"{type(error).__name__}: {error}"
         return result
-    _score(result, actual, eval_case.conversation, evaluators)
+    _add_rubrics(eval_case, actual)
+    await _score(result, actual, eval_case.conversation, evaluators)
     return result
 
 
-def _score(
+def _add_rubrics(eval_case: EvalCase, actual: list[Invocation]) -> None:
+    """Gives each actual invocation the rubrics of its case and of its expected
+    invocation (google-adk's rubric sources), for the rubric-based metrics."""
+    for invocation, expected in zip(actual, eval_case.conversation, strict=True):
+        rubrics = [*(eval_case.rubrics or ()), *(expected.rubrics or ())]
+        if rubrics:
+            invocation.rubrics = [*(invocation.rubrics or ()), *rubrics]
+
+
+async def _score(
     result: EvalCaseResult,
     actual: list[Invocation],
     expected: list[Invocation],
@@ -111,13 +125,20 @@ def _score(
     ]
     for evaluator in evaluators:
         metric = evaluator.eval_metric
-        outcome = evaluator.evaluate_invocations(actual, expected)
+        evaluated = evaluator.evaluate_invocations(actual, expected)
+        outcome = await evaluated if inspect.isawaitable(evaluated) else evaluated
         result.overall_eval_metric_results.append(
-            _metric_result(metric, outcome.overall_score, outcome.overall_eval_status)
+            _metric_result(
+                metric,
+                outcome.overall_score,
+                outcome.overall_eval_status,
+                _with_rubric_scores({}, outcome.overall_rubric_scores),
+            )
         )
         for row, verdict in zip(per_invocation, outcome.per_invocation_results, strict=True):
+            details = _with_rubric_scores(verdict.details, verdict.rubric_scores)
             row.eval_metric_results.append(
-                _metric_result(metric, verdict.score, verdict.eval_status, verdict.details)
+                _metric_result(metric, verdict.score, verdict.eval_status, details)
             )
     result.eval_metric_result_per_invocation = per_invocation
     statuses = {r.eval_status for r in result.overall_eval_metric_results}
@@ -125,6 +146,16 @@ def _score(
         result.final_eval_status = EvalStatus.FAILED
     elif EvalStatus.PASSED in statuses:
         result.final_eval_status = EvalStatus.PASSED
+
+
+def _with_rubric_scores(
+    details: dict[str, object], rubric_scores: list[RubricScore] | None
+) -> dict[str, object]:
+    """``details`` plus ``rubric_scores`` as google-adk's result files hold them."""
+    if rubric_scores is None:
+        return details
+    scores = [score.model_dump(mode="json", exclude_none=True) for score in rubric_scores]
+    return {**details, "rubric_scores": scores}
 
 
 def _metric_result(

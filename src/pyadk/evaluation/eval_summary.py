@@ -80,7 +80,8 @@ def summarize(results: list[EvalCaseResult]) -> list[CaseSummary]:
 
 
 def failure_lines(summaries: list[CaseSummary]) -> list[str]:
-    """One line per failed metric or failed run, naming the case."""
+    """One line per failed metric, failed run or metric no run could score (a judge
+    model that failed or could not be read), naming the case."""
     lines: list[str] = []
     for case in summaries:
         name = f"{case.eval_set_id}/{case.eval_id}" if case.eval_set_id else case.eval_id
@@ -90,6 +91,11 @@ def failure_lines(summaries: list[CaseSummary]) -> list[str]:
                 lines.append(
                     f"{name}: {metric.metric_name} {metric.mean_score:.3f} < "
                     f"{metric.threshold} (passed {metric.passed_runs}/{metric.runs} runs)"
+                )
+            elif metric.status is EvalStatus.NOT_EVALUATED and metric.runs:
+                lines.append(
+                    f"{name}: {metric.metric_name} not evaluated: no score in "
+                    f"{metric.runs} run(s) (the details of each invocation say why)"
                 )
     return lines
 

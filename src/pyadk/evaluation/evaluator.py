@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyadk.evaluation.eval_case import Invocation
 from pyadk.evaluation.eval_metrics import EvalMetric, EvalStatus
+from pyadk.evaluation.eval_rubrics import RubricScore
 
 
 @dataclass
@@ -19,6 +21,8 @@ class PerInvocationResult:
     score: float | None = None
     eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
     details: dict[str, Any] = field(default_factory=dict)
+    rubric_scores: list[RubricScore] | None = None
+    """The judge's verdict per rubric (rubric-based metrics only)."""
 
 
 @dataclass
@@ -28,10 +32,14 @@ class EvaluationResult:
     overall_score: float | None = None
     overall_eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
     per_invocation_results: list[PerInvocationResult] = field(default_factory=list)
+    overall_rubric_scores: list[RubricScore] | None = None
+    """Each rubric's mean score over the invocations (rubric-based metrics only)."""
 
 
 class Evaluator(abc.ABC):
-    """Computes one metric. Subclasses score one invocation; averaging is shared."""
+    """Computes one metric. Subclasses score one invocation; averaging is shared.
+    Model-judged metrics (:class:`~pyadk.evaluation.llm_as_judge.LlmAsJudge`) replace
+    ``evaluate_invocations`` with a coroutine; callers await what is awaitable."""
 
     def __init__(self, eval_metric: EvalMetric) -> None:
         self.eval_metric = eval_metric
@@ -47,9 +55,12 @@ class Evaluator(abc.ABC):
         """PASSED when ``score`` reaches the threshold."""
         return EvalStatus.PASSED if score >= self.threshold else EvalStatus.FAILED
 
+    async def close(self) -> None:  # noqa: B027 - optional hook, nothing to release here
+        """Releases what the evaluator holds (a judge model's client); no-op here."""
+
     def evaluate_invocations(
         self, actual_invocations: list[Invocation], expected_invocations: list[Invocation]
-    ) -> EvaluationResult:
+    ) -> EvaluationResult | Awaitable[EvaluationResult]:
         """Scores each actual invocation against the expected one at the same place."""
         if len(actual_invocations) != len(expected_invocations):
             raise ValueError(

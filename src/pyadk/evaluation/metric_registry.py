@@ -6,7 +6,13 @@ from collections.abc import Callable
 
 from pyadk.evaluation.eval_metrics import EvalMetric, PrebuiltMetrics
 from pyadk.evaluation.evaluator import Evaluator
+from pyadk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator
+from pyadk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
 from pyadk.evaluation.response_evaluator import ResponseEvaluator
+from pyadk.evaluation.rubric_based_final_response_quality_v1 import (
+    RubricBasedFinalResponseQualityV1Evaluator,
+)
+from pyadk.evaluation.rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
 from pyadk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
 EvaluatorFactory = Callable[[EvalMetric], Evaluator]
@@ -14,12 +20,37 @@ EvaluatorFactory = Callable[[EvalMetric], Evaluator]
 _REGISTRY: dict[str, EvaluatorFactory] = {
     PrebuiltMetrics.TOOL_TRAJECTORY_AVG_SCORE.value: TrajectoryEvaluator,
     PrebuiltMetrics.RESPONSE_MATCH_SCORE.value: ResponseEvaluator,
+    PrebuiltMetrics.FINAL_RESPONSE_MATCH_V2.value: FinalResponseMatchV2Evaluator,
+    PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value: (
+        RubricBasedFinalResponseQualityV1Evaluator
+    ),
+    PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value: RubricBasedToolUseV1Evaluator,
+    PrebuiltMetrics.HALLUCINATIONS_V1.value: HallucinationsV1Evaluator,
 }
+
+_JUDGED = {
+    PrebuiltMetrics.FINAL_RESPONSE_MATCH_V2.value,
+    PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value,
+    PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value,
+    PrebuiltMetrics.HALLUCINATIONS_V1.value,
+}
+"""The built-in metrics a judge model scores (listed apart in error messages)."""
+
+_VERTEX = (
+    "it needs Google Cloud's Vertex AI evaluation service, and pyadk computes every metric locally"
+)
+UNAVAILABLE_METRICS: dict[str, str] = {
+    PrebuiltMetrics.SAFETY_V1.value: _VERTEX,
+    "response_evaluation_score": _VERTEX,
+    "per_turn_user_simulator_quality_v1": "pyadk does not simulate users",
+}
+"""google-adk metrics pyadk does not offer, with the reason (unless registered)."""
 
 
 def register_evaluator(metric_name: str, factory: EvaluatorFactory) -> None:
     """Makes ``metric_name`` usable in ``test_config.json`` (replacing any earlier one)."""
     _REGISTRY[metric_name] = factory
+    _JUDGED.discard(metric_name)
 
 
 def registered_metrics() -> list[str]:
@@ -28,9 +59,19 @@ def registered_metrics() -> list[str]:
 
 
 def get_evaluator(eval_metric: EvalMetric) -> Evaluator:
-    """The evaluator of ``eval_metric``; ValueError names the known metrics."""
-    factory = _REGISTRY.get(eval_metric.metric_name)
+    """The evaluator of ``eval_metric``; ValueError names the known metrics (and says
+    why a google-adk metric pyadk lacks is not available)."""
+    name = eval_metric.metric_name
+    factory = _REGISTRY.get(name)
     if factory is None:
-        known = ", ".join(registered_metrics())
-        raise ValueError(f"Unknown metric {eval_metric.metric_name!r} (known: {known}).")
+        local = [m for m in registered_metrics() if m not in _JUDGED]
+        known = ", ".join(local)
+        if _JUDGED:
+            known += f"; model-judged: {', '.join(sorted(_JUDGED))}"
+        if name in UNAVAILABLE_METRICS:
+            raise ValueError(
+                f"Metric {name!r} is not available offline: {UNAVAILABLE_METRICS[name]} "
+                f"(known: {known})."
+            )
+        raise ValueError(f"Unknown metric {name!r} (known: {known}).")
     return factory(eval_metric)

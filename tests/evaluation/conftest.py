@@ -1,0 +1,61 @@
+"""Fixtures of the evaluation tests: a judge model for the judged metrics, found by name
+(``scripted-judge``), answering from a script or a function of the prompt."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable, Iterator
+from typing import Any
+
+import pytest
+
+from pyadk.models import BaseLlm, LLMRegistry, LlmRequest, LlmResponse
+from pyadk.models import registry as registry_module
+from pyadk.testing.scripted_models import responses_for
+
+JUDGE_NAME = "scripted-judge"
+
+
+class JudgeScript:
+    """What the judge answers: the next scripted reply, else ``function(prompt)``."""
+
+    def __init__(self) -> None:
+        self.replies: list[Any] = []
+        self.function: Callable[[str], Any] | None = None
+        self.prompts: list[str] = []
+
+    def answer(self, prompt: str) -> Any:
+        self.prompts.append(prompt)
+        if self.replies:
+            return self.replies.pop(0)
+        if self.function is not None:
+            return self.function(prompt)
+        raise AssertionError(f"the judge was asked once more than scripted: {prompt[:200]!r}")
+
+
+SCRIPT = JudgeScript()
+
+
+class ScriptedJudge(BaseLlm):
+    """Serves ``scripted-judge``; every instance answers from :data:`SCRIPT`."""
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [JUDGE_NAME]
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        prompt = llm_request.contents[-1].parts[0].text or ""
+        async for response in responses_for(SCRIPT.answer(prompt), stream):
+            yield response
+
+
+@pytest.fixture
+def judge() -> Iterator[JudgeScript]:
+    """The script of a registered ``scripted-judge`` model (fresh for each test)."""
+    SCRIPT.__init__()  # type: ignore[misc]
+    LLMRegistry.register(ScriptedJudge)
+    yield SCRIPT
+    for pattern in ScriptedJudge.supported_models():
+        registry_module._registry.pop(pattern, None)
+    registry_module._resolve_cached.cache_clear()
