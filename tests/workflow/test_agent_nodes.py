@@ -165,3 +165,15 @@ async def test_a_workflow_agent_as_node_and_a_workflow_as_a_sub_agent():
     assert [(e.author, e.text) for e in events if e.content] == [("hello", "hi")]
     assert outputs(events) == [("tag", "tagged")]
     assert tagged.parent_agent is outer
+
+
+async def test_an_llm_node_with_include_contents_set_sees_the_conversation():
+    model = ScriptedModel(["second answer"])
+    chatty = LlmAgent(name="chatty", model=model, include_contents="default")
+
+    def rephrase(node_input: str) -> str:
+        return f"Rephrased: {node_input}"
+
+    wf = Workflow(name="wf", edges=[(START, rephrase, chatty)])
+    await TestRunner(wf).run("original question")
+    assert _texts(model.requests[0]) == ["original question", "Rephrased: original question"]

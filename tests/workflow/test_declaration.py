@@ -195,3 +195,10 @@ def test_retry_config_delays_and_exception_filter():
     assert RetryConfig().should_retry(ValueError(), 4) and not RetryConfig().should_retry(
         ValueError(), 5
     )
+
+
+def test_one_agent_cannot_be_a_node_of_two_workflows():
+    agent = LlmAgent(name="shared", model=ScriptedModel([]))
+    Workflow(name="first", edges=[(START, agent)])
+    with pytest.raises(ValueError, match="already has a parent agent"):
+        Workflow(name="second", edges=[(START, agent)])

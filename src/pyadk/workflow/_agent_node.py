@@ -28,10 +28,10 @@ class AgentNode(BaseNode):
 
     The node input is given to the agent as a user message (text; other values
     as JSON) written to the session in the node's branch, unless it is the
-    user's message itself. An ``LlmAgent`` whose ``include_contents`` is
-    ``"default"`` runs single-turn, as in google-adk: it sees only that input,
-    not the rest of the conversation. The node's output is the agent's final
-    answer text (a dict when the agent has an ``output_schema``); a nested
+    user's message itself. An ``LlmAgent`` runs single-turn, as in google-adk:
+    it sees only that input, not the rest of the conversation, unless its
+    ``include_contents="default"`` is set explicitly. The node's output is the
+    agent's final answer text (a dict with an ``output_schema``); a nested
     :class:`Workflow` receives the input as its own input and outputs its
     terminal node's output.
     """
@@ -49,7 +49,7 @@ class AgentNode(BaseNode):
     def _agent_to_run(self) -> BaseAgent:
         if self._runnable is None:
             agent = self.agent
-            if isinstance(agent, LlmAgent) and agent.include_contents == "default":
+            if isinstance(agent, LlmAgent) and "include_contents" not in agent.model_fields_set:
                 agent = agent.model_copy(update={"include_contents": "none"})
             self._runnable = agent
         return self._runnable

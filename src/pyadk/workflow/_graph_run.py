@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyadk.events.event import Event
+from pyadk.workflow._base_node import START
 from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._graph import Graph
 from pyadk.workflow._node_run import NodeResult, NodeRun
@@ -76,8 +77,6 @@ class GraphRun:
 
     async def events(self) -> AsyncGenerator[Event, None]:
         """The nodes' events, in the order the session receives them."""
-        from pyadk.workflow._base_node import START
-
         self.outputs[START.name] = self.node_input
         self.branches[START.name] = self.ic.branch
         self._trigger_successors(START.name, self.node_input, None, None)
