@@ -442,3 +442,15 @@ async def test_a_configured_token_the_api_rejects_is_a_plain_error(
     assert results(events)["get_my_profile"]["status_code"] == 401
     assert files_api.authorizations == ["Bearer static-1"]
     await toolset.close()
+
+
+async def test_calls_of_one_response_refresh_the_shared_token_once(chat: Chat) -> None:
+    old = await signed_in(chat)
+    chat.revoke(old)
+    chat.calls(("get_my_profile", {}), ("get_my_profile", {}))
+    events = await chat.turn("who am I, twice?")
+    answers = [r.response for e in events for r in e.get_function_responses()]
+    assert PROFILE in answers and credential_requests(events) == []
+    # One refresh: the other call, refused while it ran, is an ordinary error to retry.
+    assert grants(chat.oauth) == ["authorization_code", "refresh_token"]
+    assert all(a == PROFILE or "Retry with adjustments" in a["error"] for a in answers)
