@@ -103,9 +103,14 @@ class TokenRecovery:
             except ValueError as error:  # OAuth2Error included: ask the user instead
                 logger.warning("Credential %r: refresh after a 401 failed: %s", self._key, error)
             else:
-                state[refreshes_key] = refreshes + 1
-                await self._manager.replace_credential(self._context, refreshed)
-                if _access_token(refreshed) != _access_token(source):
+                new_access = _access_token(refreshed) != _access_token(source)
+                rotated = refreshed.oauth2 is not None and (
+                    refreshed.oauth2.refresh_token != source.oauth2.refresh_token
+                )
+                if new_access or rotated:  # else nothing moved: nothing spent or stored
+                    state[refreshes_key] = refreshes + 1
+                    await self._manager.replace_credential(self._context, refreshed)
+                if new_access:
                     return "retry"
         reauth_key = _REAUTH_PREFIX + self._key
         requests = _count(state.get(reauth_key))
