@@ -12,13 +12,15 @@ from wf_support import outputs
 from pyadk import types
 from pyadk.agents import LlmAgent, SequentialAgent
 from pyadk.errors import AgentTimeoutError
-from pyadk.testing import ScriptedModel, TestRunner
+from pyadk.events import Event
+from pyadk.testing import ScriptedModel, TestRunner, function_call
 from pyadk.workflow import (
     START,
     Context,
     NodeTimeoutError,
     RetryConfig,
     Workflow,
+    WorkflowConfigurationError,
     WorkflowDataError,
     node,
 )
@@ -226,3 +228,34 @@ async def test_closing_the_event_stream_early_cancels_running_nodes():
             assert outputs([event]) == [("first_node", "first")]
             break
     assert cancelled.is_set()
+
+
+async def test_resuming_a_crashed_workflow_invocation():
+    def first_step() -> str:
+        return "first"
+
+    helper = LlmAgent(name="helper", model=ScriptedModel(["unused"]))
+    runner = TestRunner(Workflow(name="wf", edges=[(START, first_step, helper)]))
+    session = await runner.session()
+    user = Event(invocation_id="e-1", author="user", content=types.UserContent("go"))
+    node_done = Event(
+        invocation_id="e-1",
+        author="wf",
+        custom_metadata={"node_info": {"path": "wf@1/first_step@1"}, "output": "first"},
+    )
+    for event in (user, node_done):
+        await runner.session_service.append_event(session, event)
+    # Stored events ending on a node's output read as a finished run: nothing runs.
+    assert await runner.resume("e-1") == []
+
+    # Ending inside an agent node (here: a tool call without its result), the workflow
+    # is asked to resume, which it cannot do: a clear error, nothing run again.
+    call = Event(
+        invocation_id="e-2",
+        author="helper",
+        content=types.ModelContent([function_call("lookup", {"q": "x"}, id="call-1")]),
+    )
+    for event in (user.model_copy(update={"invocation_id": "e-2", "id": "u2"}), call):
+        await runner.session_service.append_event(session, event)
+    with pytest.raises(WorkflowConfigurationError, match="does not support resuming"):
+        await runner.resume("e-2")
