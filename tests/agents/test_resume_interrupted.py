@@ -348,3 +348,85 @@ async def test_an_agent_that_finished_before_a_parallel_step_runs_again_in_the_n
     # round 1 goes on in the payer only; round 2 runs every agent again, intro included
     assert log[0] == "payer saw {'ok': 500}"
     assert sorted(log[1:]) == sorted(["intro", "quick", "payer", "payer saw {'ok': 500}"])
+
+
+async def test_rounds_before_an_interruption_count_towards_max_iterations():
+    from pyadk.agents import LoopAgent
+
+    log: list[str] = []
+    calls = 0
+
+    def pay_twice(amount: int) -> dict:
+        """Pays (harmless to run again)."""
+        nonlocal calls
+        calls += 1
+        return {"ok": amount}
+
+    loop = LoopAgent(
+        name="rounds",
+        sub_agents=[said(log, "intro", "hi"), payer(log, pay_twice, idempotent=True)],
+        max_iterations=3,
+    )
+    runner = TestRunner(loop)
+    seen_calls = 0
+
+    def second_call(event: Any) -> bool:
+        nonlocal seen_calls
+        seen_calls += calls_pay(event)
+        return seen_calls == 2
+
+    invocation = await interrupt_at(runner, "go", second_call)
+    assert log.count("intro") == 2  # cut off in round 2
+    log.clear()
+    await runner.resume(invocation)
+    # round 2 goes on at the payer, then round 3, the last: 3 rounds in all
+    assert log == ["payer saw {'ok': 500}", "intro", "payer", "payer saw {'ok': 500}"]
+
+
+async def test_an_inner_loop_resumed_in_a_later_outer_round_counts_only_that_rounds_runs():
+    from pyadk.agents import LoopAgent
+
+    log: list[str] = []
+    inner = LoopAgent(
+        name="inner",
+        sub_agents=[said(log, "step", "s"), payer(log, lookup, idempotent=True)],
+        max_iterations=2,
+    )
+    outer = LoopAgent(name="outer", sub_agents=[said(log, "intro", "hi"), inner], max_iterations=2)
+    runner = TestRunner(outer)
+    seen_calls = 0
+
+    def third_call(event: Any) -> bool:  # outer round 2, inner round 1
+        nonlocal seen_calls
+        seen_calls += calls_pay(event)
+        return seen_calls == 3
+
+    invocation = await interrupt_at(runner, "go", third_call)
+    log.clear()
+    await runner.resume(invocation)
+    # inner round 1 goes on at the payer, then inner round 2; the outer loop ends there
+    assert log == ["payer saw {'ok': 500}", "step", "payer", "payer saw {'ok': 500}"]
+
+
+async def test_an_inner_loop_not_yet_started_in_the_resumed_outer_round_runs_all_its_rounds():
+    from pyadk.agents import LoopAgent
+
+    log: list[str] = []
+    inner = LoopAgent(
+        name="inner",
+        sub_agents=[said(log, "step", "s"), payer(log, lookup, idempotent=True)],
+        max_iterations=2,
+    )
+    outer = LoopAgent(name="outer", sub_agents=[said(log, "intro", "hi"), inner], max_iterations=2)
+    runner = TestRunner(outer)
+    intros = 0
+
+    def second_intro(event: Any) -> bool:  # outer round 2, before the inner loop starts
+        nonlocal intros
+        intros += event.text == "hi"
+        return intros == 2
+
+    invocation = await interrupt_at(runner, "go", second_intro)
+    log.clear()
+    await runner.resume(invocation)
+    assert log == ["step", "payer", "payer saw {'ok': 500}"] * 2

@@ -55,6 +55,8 @@ class _InvocationCounters:
     """A finished target that escalated was skipped: the nearest loop must end."""
     recovering: bool = False
     """This invocation resumes after an interruption (not after a client's answer)."""
+    loop_rounds: dict[str, int] = field(default_factory=dict)
+    """Rounds completed by each loop now running (see :mod:`pyadk.agents.loop_agent`)."""
     compacting_app: Any = None
     """The App whose token-threshold compaction is checked before each model call."""
     credentials: dict[str, Any] = field(default_factory=dict)

@@ -25,8 +25,11 @@ class LoopAgent(BaseAgent):
 
     A round that pauses for the client (an approval, a credential, a long-running
     tool) resumes when the answer comes, and the rounds before it still count towards
-    ``max_iterations``: the event that waits records them
-    (``actions.agent_state["loop_rounds"][<loop name>]``).
+    ``max_iterations``; so do they when an interrupted invocation is resumed (after a
+    crash). The first stored event of each round, and each event that waits, records
+    the rounds completed by this loop and the loops around it
+    (``actions.agent_state["loop_rounds"]``); a round that stores no event is not
+    counted on such a resume.
     """
 
     max_iterations: int | None = None
@@ -34,47 +37,78 @@ class LoopAgent(BaseAgent):
     until: Condition | None = None
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        iteration = _rounds_before_pause(ctx, self.name) if ctx._counters.resume_targets else 0
-        while self.max_iterations is None or iteration < self.max_iterations:
-            iteration += 1
-            state = RunState()
-            async with aclosing(
-                run_in_order(
-                    ctx,
-                    self.sub_agents,
-                    self.on_failure,
-                    state,
-                    stop_on_escalation=True,
-                    until=self.until,
-                )
-            ) as events:
-                async for event in events:
-                    if event.long_running_tool_ids:  # it may pause the loop: keep the count
-                        _record_rounds(event, self.name, iteration - 1)
-                    yield event
-            if state.escalated or state.paused or state.until_met or state.stopped_by is not None:
-                return
+        counters = ctx._counters
+        iteration = _rounds_done(ctx, self.name) if counters.resume_targets else 0
+        try:
+            while self.max_iterations is None or iteration < self.max_iterations:
+                iteration += 1
+                counters.loop_rounds[self.name] = iteration - 1
+                first = True
+                state = RunState()
+                async with aclosing(
+                    run_in_order(
+                        ctx,
+                        self.sub_agents,
+                        self.on_failure,
+                        state,
+                        stop_on_escalation=True,
+                        until=self.until,
+                    )
+                ) as events:
+                    async for event in events:
+                        # The round's first stored event, and one that may pause the
+                        # loop, keep the count.
+                        if (first and not event.partial) or event.long_running_tool_ids:
+                            first = False
+                            _record_rounds(event, counters.loop_rounds)
+                        yield event
+                if (
+                    state.escalated
+                    or state.paused
+                    or state.until_met
+                    or state.stopped_by is not None
+                ):
+                    return
+        finally:
+            counters.loop_rounds.pop(self.name, None)
 
 
 _ROUNDS = "loop_rounds"
 
 
-def _record_rounds(event: Event, loop_name: str, completed: int) -> None:
-    """Records on a waiting event how many rounds ``loop_name`` had completed."""
+def _record_rounds(event: Event, running: dict[str, int]) -> None:
+    """Records on ``event`` how many rounds each running loop had completed."""
     actions = event.actions
     state = dict(actions.agent_state or {})
-    state[_ROUNDS] = {**state.get(_ROUNDS, {}), loop_name: completed}
+    state[_ROUNDS] = {**state.get(_ROUNDS, {}), **running}
     actions.agent_state = state
 
 
-def _rounds_before_pause(ctx: InvocationContext, loop_name: str) -> int:
-    """The rounds ``loop_name`` had completed when it paused for the client's answer
-    this invocation resumes after (0 when it is not resuming such a pause)."""
-    if ctx._counters.recovering:  # resuming after a crash, not after an answer
+def _rounds_done(ctx: InvocationContext, loop_name: str) -> int:
+    """The rounds ``loop_name`` had completed in the run this invocation resumes: when
+    it paused for the client's answer, or (resuming after an interruption) as the
+    latest of this invocation's events that counts them says, if that event belongs to
+    the current rounds of the loops around it (else this loop had not started in them)."""
+    counters = ctx._counters
+    events = ctx.session.events
+    if not counters.recovering:
+        for event in reversed(events):
+            if event.long_running_tool_ids:
+                return _count(event, loop_name)
         return 0
-    for event in reversed(ctx.session.events):
-        if event.long_running_tool_ids:
-            rounds = (event.actions.agent_state or {}).get(_ROUNDS, {})
-            completed = rounds.get(loop_name)
-            return completed if isinstance(completed, int) else 0
+    around = {name: done for name, done in counters.loop_rounds.items() if name != loop_name}
+    for event in reversed(events):
+        if event.invocation_id != ctx.invocation_id:
+            break
+        rounds = (event.actions.agent_state or {}).get(_ROUNDS)
+        if not rounds or loop_name not in rounds:
+            continue
+        if any(rounds.get(name) != done for name, done in around.items()):
+            return 0
+        return _count(event, loop_name)
     return 0
+
+
+def _count(event: Event, loop_name: str) -> int:
+    completed = (event.actions.agent_state or {}).get(_ROUNDS, {}).get(loop_name)
+    return completed if isinstance(completed, int) else 0
