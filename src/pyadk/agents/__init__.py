@@ -32,3 +32,12 @@ __all__ = [
     "SequentialAgent",
     "StreamingMode",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Lazy: RemoteA2aAgent needs the a2a extra, which importing pyadk.agents must not load.
+    if name == "RemoteA2aAgent":
+        from pyadk.agents.remote_a2a_agent import RemoteA2aAgent
+
+        return RemoteA2aAgent
+    raise AttributeError(f"module 'pyadk.agents' has no attribute {name!r}")

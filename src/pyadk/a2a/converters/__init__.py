@@ -1,0 +1,1 @@
+"""Converters between pyadk content/events and A2A parts, messages and task updates."""
