@@ -172,8 +172,12 @@ def test_lambda_and_bad_names_are_rejected():
 
 
 def test_unsupported_features_fail_clearly():
-    with pytest.raises(WorkflowConfigurationError, match="parallel_worker not supported"):
-        node(a, parallel_worker=True)
+    with pytest.raises(WorkflowConfigurationError, match="auth_config not supported"):
+        node(a, auth_config=object())
+    with pytest.raises(WorkflowConfigurationError, match="only be set when parallel_worker"):
+        node(a, max_parallel_workers=2)
+    with pytest.raises(WorkflowConfigurationError, match="at least 1"):
+        node(a, parallel_worker=True, max_parallel_workers=0)
     with pytest.raises(WorkflowConfigurationError, match="require_confirmation not supported"):
         node(require_confirmation=True)
     with pytest.raises(TypeError, match="unexpected keyword"):

@@ -18,6 +18,7 @@ from pyadk.workflow._graph import DEFAULT_ROUTE, Edge, Graph
 from pyadk.workflow._join_node import JoinNode
 from pyadk.workflow._node import Node, node
 from pyadk.workflow._node_events import has_output, node_output, node_path, node_route
+from pyadk.workflow._parallel_worker import ParallelWorker
 from pyadk.workflow._retry_config import RetryConfig
 from pyadk.workflow._workflow import Workflow
 
@@ -34,6 +35,7 @@ __all__ = [
     "JoinNode",
     "Node",
     "NodeTimeoutError",
+    "ParallelWorker",
     "RetryConfig",
     "RouteValue",
     "Workflow",

@@ -20,7 +20,7 @@ def build_node(node_like: Any) -> BaseNode:
     if is_start(node_like):
         return START
     if isinstance(node_like, BaseNode):
-        return node_like
+        return _as_workers(node_like)
     if isinstance(node_like, BaseAgent):
         return AgentNode(agent=node_like)
     if isinstance(node_like, BaseTool):
@@ -34,6 +34,17 @@ def build_node(node_like: Any) -> BaseNode:
         f"Not a workflow node: {node_like!r} (type {type(node_like).__name__}). Use a "
         "node, an agent, a function or START."
     )
+
+
+def _as_workers(built: BaseNode) -> BaseNode:
+    """A :class:`Node` with ``parallel_worker=True``, wrapped in a ParallelWorker."""
+    from pyadk.workflow._node import Node
+    from pyadk.workflow._parallel_worker import ParallelWorker
+
+    if isinstance(built, Node) and built.parallel_worker:
+        inner = built.model_copy(update={"parallel_worker": False, "max_parallel_workers": None})
+        return ParallelWorker(node=inner, max_parallel_workers=built.max_parallel_workers)
+    return built
 
 
 class _Builder:

@@ -8,14 +8,13 @@ from typing import TYPE_CHECKING, Any
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._graph_parser import build_node
+from pyadk.workflow._parallel_worker import ParallelWorker
 from pyadk.workflow._retry_config import RetryConfig
 
 if TYPE_CHECKING:
     from pyadk.workflow._context import Context
 
 _UNSUPPORTED = (
-    "parallel_worker",
-    "max_parallel_workers",
     "auth_config",
     "require_confirmation",
     "rerun_on_resume",
@@ -24,7 +23,17 @@ _UNSUPPORTED = (
 
 
 class Node(BaseNode):
-    """A node to subclass: implement :meth:`run_node_impl` (an async generator)."""
+    """A node to subclass: implement :meth:`run_node_impl` (an async generator).
+
+    With ``parallel_worker=True`` the node runs once per item of its list input
+    (see :class:`ParallelWorker`), at most ``max_parallel_workers`` at a time.
+    """
+
+    parallel_worker: bool = False
+    max_parallel_workers: int | None = None
+
+    def model_post_init(self, __context: Any) -> None:
+        _check_workers(self.parallel_worker, self.max_parallel_workers)
 
     async def run_node_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         """The node's behaviour: yields outputs and/or events."""
@@ -42,14 +51,18 @@ def node(
     name: str | None = None,
     retry_config: RetryConfig | None = None,
     timeout: float | None = None,
+    parallel_worker: bool = False,
+    max_parallel_workers: int | None = None,
     **unsupported: Any,
 ) -> Any:
     """Makes a node of a function (or agent, or node), optionally renamed or with
-    ``retry_config`` / ``timeout``.
+    ``retry_config`` / ``timeout``; ``parallel_worker=True`` runs it once per item
+    of its list input (:class:`ParallelWorker`).
 
     Use as ``@node``, ``@node(...)`` or ``node(func_or_agent, name=...)``. A node
     given here is copied, so the original keeps its settings.
     """
+    _check_workers(parallel_worker, max_parallel_workers)
     unknown = sorted(k for k in unsupported if k not in _UNSUPPORTED)
     if unknown:
         raise TypeError(f"node() got unexpected keyword arguments: {unknown}")
@@ -62,7 +75,14 @@ def node(
     if node_like is None:
 
         def decorate(func: Callable[..., Any]) -> BaseNode:
-            return node(func, name=name, retry_config=retry_config, timeout=timeout)
+            return node(
+                func,
+                name=name,
+                retry_config=retry_config,
+                timeout=timeout,
+                parallel_worker=parallel_worker,
+                max_parallel_workers=max_parallel_workers,
+            )
 
         return decorate
     built = build_node(node_like)
@@ -73,7 +93,19 @@ def node(
         update["retry_config"] = retry_config
     if timeout is not None:
         update["timeout"] = timeout
-    if not update:
-        return built
-    values = {**dict(built), **update}
-    return type(built)(**values)
+    if update:
+        built = type(built)(**{**dict(built), **update})
+    if parallel_worker:
+        return ParallelWorker(node=built, max_parallel_workers=max_parallel_workers)
+    return built
+
+
+def _check_workers(parallel_worker: bool, max_parallel_workers: int | None) -> None:
+    if max_parallel_workers is None:
+        return
+    if not parallel_worker:
+        raise WorkflowConfigurationError(
+            "max_parallel_workers can only be set when parallel_worker is True."
+        )
+    if max_parallel_workers < 1:
+        raise WorkflowConfigurationError("max_parallel_workers must be at least 1.")
