@@ -133,12 +133,21 @@ async def test_agent_evaluator_scores_with_the_configured_judge(
     tmp_path: Path, judge: JudgeScript
 ) -> None:
     judge.function = keyword_judge
-    agent = LlmAgent(name="weather", model=FunctionModel(weather_reply), tools=[get_weather])
+    agent = LlmAgent(
+        name="weather",
+        model=FunctionModel(weather_reply),
+        instruction="You tell the weather.",
+        tools=[get_weather],
+    )
     folder = tmp_path / "evals"
     write_eval_folder(folder, "Snowing in Oslo.")
     await AgentEvaluator.evaluate(agent, folder, num_runs=1, print_detailed_results=False)
     # paris: 3 samples + 1 rubric request; oslo the same.
     assert len(judge.prompts) == 8
+    # The rubric judge sees what the agent was told and which tools it had.
+    rubric_prompt = judge.prompts[3]
+    assert "You tell the weather." in section(rubric_prompt, "developer_instructions")
+    assert '"name": "get_weather"' in section(rubric_prompt, "available_tools")
 
     eval_file = write_eval_folder(folder, "Raining in Oslo.")
     with pytest.raises(AssertionError) as failed:
@@ -167,6 +176,11 @@ async def test_agent_evaluator_scores_with_the_configured_judge(
     ] == ["sky"]
     overall_quality = paris.overall_eval_metric_results[1]
     assert {s["rubric_id"] for s in overall_quality.details["rubric_scores"]} == {"city", "sky"}
+
+    [weather] = (oslo.eval_metric_result_per_invocation[0].actual_invocation.app_details or {})[
+        "agent_details"
+    ].values()
+    assert weather["tool_declarations"][0]["function_declarations"][0]["name"] == "get_weather"
 
     history = LocalEvalSetResultsManager(tmp_path)
     saved = history.save_eval_set_result("weather", "weather_set", [paris, oslo])

@@ -6,6 +6,7 @@ import copy
 import inspect
 
 from pyadk.agents.base_agent import BaseAgent
+from pyadk.evaluation.app_details import AppDetailsRecorder
 from pyadk.evaluation.eval_case import EvalCase, Invocation
 from pyadk.evaluation.eval_metrics import (
     EvalMetric,
@@ -46,14 +47,14 @@ async def evaluate_eval_set(
         raise ValueError(f"num_runs must be at least 1, got {num_runs}.")
     evaluators = [get_evaluator(metric) for metric in eval_metrics]
     results = []
-    fakes = ToolFakesPlugin()
-    runner = InMemoryRunner(agent, app_name=app_name or agent.name, plugins=[fakes])
+    fakes, app_details = ToolFakesPlugin(), AppDetailsRecorder()
+    runner = InMemoryRunner(agent, app_name=app_name or agent.name, plugins=[fakes, app_details])
     try:
         for run in range(1, num_runs + 1):
             for eval_case in eval_set.eval_cases:
                 recorded = recorded_fakes(eval_case) if fake_recorded_tools else []
                 fakes.use([*eval_case.tool_fakes, *recorded])
-                result = await evaluate_eval_case(runner, eval_case, evaluators)
+                result = await evaluate_eval_case(runner, eval_case, evaluators, app_details)
                 result.eval_set_id, result.eval_set_file = eval_set.eval_set_id, eval_set_file
                 result.run = run
                 results.append(result)
@@ -66,9 +67,14 @@ async def evaluate_eval_set(
 
 
 async def evaluate_eval_case(
-    runner: Runner, eval_case: EvalCase, evaluators: list[Evaluator]
+    runner: Runner,
+    eval_case: EvalCase,
+    evaluators: list[Evaluator],
+    app_details: AppDetailsRecorder | None = None,
 ) -> EvalCaseResult:
-    """One run of ``eval_case`` on a new session of ``runner``, scored."""
+    """One run of ``eval_case`` on a new session of ``runner``, scored; with
+    ``app_details`` (a plugin of ``runner``) each actual invocation records the
+    instructions and tool declarations its agents were sent."""
     session_input = eval_case.session_input
     user_id = session_input.user_id if session_input else DEFAULT_USER_ID
     state = copy.deepcopy(session_input.state) if session_input else {}
@@ -93,7 +99,7 @@ async def evaluate_eval_case(
         return result
     try:
         actual = await generate_invocations(
-            runner, eval_case, user_id=user_id, session_id=session.id
+            runner, eval_case, user_id=user_id, session_id=session.id, app_details=app_details
         )
     except Exception as error:  # the agent failed: this case fails, the run goes on
         result.final_eval_status = EvalStatus.FAILED

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyadk import types
+from pyadk.evaluation.app_details import AppDetailsRecorder
 from pyadk.evaluation.eval_case import EvalCase, IntermediateData, Invocation
 from pyadk.events.event import Event
 from pyadk.runners import Runner
@@ -46,16 +47,28 @@ def _text_parts(event: Event) -> list[types.Part]:
 
 
 async def generate_invocations(
-    runner: Runner, eval_case: EvalCase, *, user_id: str, session_id: str
+    runner: Runner,
+    eval_case: EvalCase,
+    *,
+    user_id: str,
+    session_id: str,
+    app_details: AppDetailsRecorder | None = None,
 ) -> list[Invocation]:
-    """Sends each expected invocation's user message in turn, on one session."""
+    """Sends each expected invocation's user message in turn, on one session; with
+    ``app_details`` (a plugin of ``runner``), each invocation records what its agents
+    were told."""
     actual = []
     for expected in eval_case.conversation:
+        if app_details is not None:
+            app_details.reset()
         events = [
             event
             async for event in runner.run_async(
                 user_id=user_id, session_id=session_id, new_message=expected.user_content
             )
         ]
-        actual.append(invocation_from_events(expected.user_content, events))
+        invocation = invocation_from_events(expected.user_content, events)
+        if app_details is not None:
+            invocation.app_details = app_details.app_details()
+        actual.append(invocation)
     return actual

@@ -98,8 +98,8 @@ def get_tool_calls_and_responses_as_json_str(invocation: Invocation) -> str:
 
 
 def developer_instructions(invocation: Invocation) -> str:
-    """The agents' instructions recorded in the invocation's ``app_details`` (google-adk
-    records them; pyadk's runs do not), one block per agent; '' when there are none."""
+    """The agents' instructions recorded in the invocation's ``app_details``, one
+    ``name:`` block per agent; '' when there are none."""
     agents = _agent_details(invocation)
     blocks = [
         f"{name}:\n{details['instructions']}"

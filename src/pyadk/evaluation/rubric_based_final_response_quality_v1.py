@@ -79,7 +79,7 @@ class RubricBasedFinalResponseQualityV1Evaluator(RubricBasedEvaluator):
         """The prompt; ValueError when the invocation has no rubrics."""
         self.create_effective_rubrics_list(actual.rubrics)
         return FINAL_RESPONSE_QUALITY_PROMPT.substitute(
-            developer_instructions=developer_instructions(actual),
+            developer_instructions=developer_instructions(actual) or "(none recorded)",
             tool_declarations=get_tool_declarations_as_json_str(actual),
             user_input=get_text_from_content(actual.user_content) or "",
             response_steps=get_tool_calls_and_responses_as_json_str(actual),
