@@ -8,9 +8,9 @@ from pydantic import BaseModel
 from wf_support import outputs
 
 from pyadk import types
-from pyadk.agents import LlmAgent, SequentialAgent
+from pyadk.agents import LlmAgent, RunConfig, SequentialAgent, StreamingMode
 from pyadk.models.llm_request import LlmRequest
-from pyadk.testing import ScriptedModel, TestRunner
+from pyadk.testing import ScriptedModel, Stream, TestRunner
 from pyadk.workflow import START, Context, JoinNode, Workflow, node_output
 
 
@@ -177,3 +177,18 @@ async def test_an_llm_node_with_include_contents_set_sees_the_conversation():
     wf = Workflow(name="wf", edges=[(START, rephrase, chatty)])
     await TestRunner(wf).run("original question")
     assert _texts(model.requests[0]) == ["original question", "Rephrased: original question"]
+
+
+async def test_streamed_llm_node_chunks_pass_through_and_the_whole_answer_is_the_output():
+    model = ScriptedModel([Stream(["Hel", "lo"])])
+    talker = LlmAgent(name="talker", model=model)
+
+    def after(node_input: str) -> str:
+        return f"[{node_input}]"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, talker, after)]))
+    events = await runner.run("hi", run_config=RunConfig(streaming_mode=StreamingMode.SSE))
+    assert [e.text for e in events if e.partial] == ["Hel", "lo"]
+    assert outputs(events) == [("after", "[Hello]")]
+    stored = (await runner.session()).events
+    assert not any(e.partial for e in stored)
