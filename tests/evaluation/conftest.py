@@ -19,6 +19,9 @@ class JudgeScript:
     """What the judge answers: the next scripted reply, else ``function(prompt)``."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.replies: list[Any] = []
         self.function: Callable[[str], Any] | None = None
         self.prompts: list[str] = []
@@ -53,7 +56,7 @@ class ScriptedJudge(BaseLlm):
 @pytest.fixture
 def judge() -> Iterator[JudgeScript]:
     """The script of a registered ``scripted-judge`` model (fresh for each test)."""
-    SCRIPT.__init__()  # type: ignore[misc]
+    SCRIPT.reset()
     LLMRegistry.register(ScriptedJudge)
     yield SCRIPT
     for pattern in ScriptedJudge.supported_models():

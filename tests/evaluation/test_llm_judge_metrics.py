@@ -5,6 +5,7 @@ majority votes, aggregation, statuses, failures and config loading."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from pyadk.evaluation import (
     get_evaluator,
     load_eval_config,
 )
+from pyadk.evaluation._judge_answers import verdict_score
 from pyadk.evaluation.final_response_match_v2 import parse_validity
 from pyadk.evaluation.hallucinations_v1 import parse_validation_results
 from pyadk.evaluation.rubric_based_evaluator import DefaultAutoRaterResponseParser
@@ -48,7 +50,7 @@ def content(text: str, role: str = "model") -> types.Content:
 def invocation(
     question: str,
     answer: str | None,
-    calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = (),  # type: ignore[assignment]
+    calls: Sequence[tuple[str, dict[str, Any], dict[str, Any]]] = (),
     rubrics: list[Rubric] | None = None,
 ) -> Invocation:
     """One turn; ``calls`` are (tool, args, result) with matching ids."""
@@ -329,6 +331,24 @@ it ends with a period.
         (None, '"The answer names the city asked about."', 0.0),
     ]
     assert parsed[0].rationale == "It is a single sentence:\nit ends with a period."
+
+
+@pytest.mark.parametrize(
+    ("verdict", "score"),
+    [
+        ("Yes.", 1.0),
+        ("**No**", 0.0),
+        ("[yes]", 1.0),
+        ("fulfilled", 1.0),
+        ("no - the city is missing", 0.0),
+        ("yes|no", None),  # the instructions copied, not a verdict
+        ("yes or no", None),
+        ("unclear", None),
+        ("", None),
+    ],
+)
+def test_rubric_verdict_words(verdict: str, score: float | None) -> None:
+    assert verdict_score(verdict) == score
 
 
 async def test_rubrics_matched_by_text_when_the_judge_leaves_out_ids(judge: JudgeScript) -> None:

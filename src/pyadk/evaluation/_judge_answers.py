@@ -52,9 +52,10 @@ def parse_field_blocks(
 
 
 def verdict_score(verdict: str | None) -> float | None:
-    """1.0 for a yes, 0.0 for a no (by the verdict's first word), else None."""
-    words = _WORD.findall((verdict or "").lower())
-    if not words:
+    """1.0 for a yes, 0.0 for a no (by the verdict's first word), else None; None too
+    when its first words hold both (``yes|no`` copied from the instructions)."""
+    words = _WORD.findall((verdict or "").lower())[:3]
+    if not words or (YES & set(words) and NO & set(words)):
         return None
     if words[0] in YES:
         return 1.0

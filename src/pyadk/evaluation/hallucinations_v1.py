@@ -110,6 +110,19 @@ class EvaluationStep:
     nl_response: str
 
 
+def _answer(
+    calls: list[tuple[types.FunctionCall, types.FunctionResponse | None]],
+    response: types.FunctionResponse,
+) -> None:
+    """Pairs ``response`` with its call: the same id, else the first unanswered call
+    of the same name."""
+    for index, (call, answered) in enumerate(calls):
+        same = call.id == response.id if response.id else call.name == response.name
+        if answered is None and same:
+            calls[index] = (call, response)
+            return
+
+
 def parse_sentences(answer: str) -> list[str]:
     """The ``<sentence>`` items of a segmenter answer."""
     return [s.strip() for s in _SENTENCE.findall(answer) if s.strip()]
@@ -184,7 +197,6 @@ class HallucinationsV1Evaluator(Evaluator):
         data = actual.intermediate_data
         if isinstance(data, InvocationEvents):
             seen: list[tuple[types.FunctionCall, types.FunctionResponse | None]] = []
-            pending: dict[str, int] = {}
             for event in data.invocation_events:
                 parts = (event.content.parts if event.content else None) or []
                 texts = [p.text for p in parts if p.text and not p.thought]
@@ -193,12 +205,9 @@ class HallucinationsV1Evaluator(Evaluator):
                     steps.extend(EvaluationStep(context, text) for text in texts)
                 for part in parts:
                     if part.function_call is not None:
-                        pending[part.function_call.id or f"#{len(seen)}"] = len(seen)
                         seen.append((part.function_call, None))
                     elif part.function_response is not None:
-                        index = pending.get(part.function_response.id or "")
-                        if index is not None:
-                            seen[index] = (seen[index][0], part.function_response)
+                        _answer(seen, part.function_response)
         elif isinstance(data, IntermediateData) and intermediate:
             context = self._context(actual, tool_calls_with_responses(actual))
             for _, parts in data.intermediate_responses:
