@@ -259,3 +259,13 @@ async def test_resuming_a_crashed_workflow_invocation():
         await runner.session_service.append_event(session, event)
     with pytest.raises(WorkflowConfigurationError, match="does not support resuming"):
         await runner.resume("e-2")
+
+
+async def test_a_node_that_gets_cancelled_on_its_own_ends_the_run_as_cancelled():
+    async def cancels_itself(node_input: Any) -> None:
+        raise asyncio.CancelledError
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, cancels_itself)]))
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(runner.run("go"), 5)  # ends instead of hanging
+    assert (await runner.state())["outcome:wf"]["status"] == "cancelled"

@@ -33,7 +33,9 @@ class BaseNode(BaseModel):
     """Unique name of the node in its graph: a Python identifier."""
     description: str = ""
     retry_config: RetryConfig | None = None
+    """Runs the node again when it fails (None: no retry)."""
     timeout: float | None = Field(default=None, gt=0)
+    """Seconds a run may take before it fails with NodeTimeoutError (None: no limit)."""
 
     @field_validator("name")
     @classmethod

@@ -74,6 +74,7 @@ class GraphRun:
         self._running: dict[str, asyncio.Task[None]] = {}
         self._runs: dict[str, int] = {}
         self._inbox: asyncio.Queue[tuple[str, Any, Any]] = asyncio.Queue()
+        self._closing = False
 
     async def events(self) -> AsyncGenerator[Event, None]:
         """The nodes' events, in the order the session receives them."""
@@ -141,10 +142,11 @@ class GraphRun:
         )
         try:
             result = await run.run()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            self._inbox.put_nowait(("failed", name, error))
+        except BaseException as error:
+            if not self._closing:  # a node's own cancellation or BaseException: report it
+                self._inbox.put_nowait(("failed", name, error))
+            if not isinstance(error, Exception):
+                raise
             return
         self._inbox.put_nowait(("done", name, result))
 
@@ -197,6 +199,7 @@ class GraphRun:
         return f"{self.ic.branch}.{self.name}" if self.ic.branch else self.name
 
     async def _cancel_all(self) -> None:
+        self._closing = True
         tasks = list(self._running.values())
         self._running.clear()
         for task in tasks:
