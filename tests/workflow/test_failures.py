@@ -10,7 +10,7 @@ import pytest
 from wf_support import outputs
 
 from pyadk import types
-from pyadk.agents import LlmAgent, SequentialAgent
+from pyadk.agents import LlmAgent, LlmCallsLimitExceededError, RunConfig, SequentialAgent
 from pyadk.errors import AgentTimeoutError
 from pyadk.events import Event
 from pyadk.testing import ScriptedModel, TestRunner, function_call
@@ -269,3 +269,20 @@ async def test_a_node_that_gets_cancelled_on_its_own_ends_the_run_as_cancelled()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(runner.run("go"), 5)  # ends instead of hanging
     assert (await runner.state())["outcome:wf"]["status"] == "cancelled"
+
+
+async def test_the_turns_llm_call_limit_is_not_retried():
+    model = ScriptedModel(["one", "two", "three"])
+    talker = node(
+        LlmAgent(name="talker", model=model),
+        retry_config=RetryConfig(max_attempts=5, **FAST),
+    )
+
+    def again(node_input: str, ctx: Context) -> str:
+        ctx.route = "more"
+        return node_input
+
+    wf = Workflow(name="wf", edges=[(START, talker, again, {"more": talker})])
+    with pytest.raises(LlmCallsLimitExceededError):
+        await TestRunner(wf).run("go", run_config=RunConfig(max_llm_calls=2))
+    assert len(model.requests) == 2

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pyadk.errors import InvocationStop
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.workflow._base_node import BaseNode
@@ -54,14 +55,20 @@ class NodeRun:
     """Set for a terminal node: its output is the workflow's output too."""
 
     async def run(self) -> NodeResult:
-        """Runs the node, retrying per its ``retry_config``; raises its last error."""
+        """Runs the node, retrying per its ``retry_config``; raises its last error.
+
+        A stop of the whole turn (``max_llm_calls``, a budget) is never retried."""
         attempt = 1
         while True:
             try:
                 return await self._attempt()
             except Exception as error:
                 config = self.node.retry_config
-                retrying = config is not None and config.should_retry(error, attempt)
+                retrying = (
+                    config is not None
+                    and not isinstance(error, InvocationStop)  # limits of the turn stop it
+                    and config.should_retry(error, attempt)
+                )
                 await self.emit(
                     error_event(
                         self.ic,
