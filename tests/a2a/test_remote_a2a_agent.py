@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from a2a_support import Chat, answers, meta, user_texts
 from pyadk import types
 from pyadk.agents import LlmAgent
 from pyadk.agents.remote_a2a_agent import RemoteA2aAgent
+from pyadk.runners import InMemoryRunner
 from pyadk.testing import ScriptedModel, function_call
 from pyadk.tools.long_running_tool import LongRunningFunctionTool
 
@@ -156,3 +158,21 @@ async def test_agent_card_from_a_file_and_from_an_object(
     assert answers(await Chat(by_file).say("x")) == ["a"]
     assert answers(await Chat(by_object).say("y")) == ["b"]
     assert by_object.description == "An ADK Agent"
+
+
+def test_sync_runner_calls_the_remote_turn_after_turn(serve_a2a: Callable[..., str]) -> None:
+    # Runner.run gives each call an event loop of its own; the agent follows
+    model = ScriptedModel(["first", "second"])
+    remote = RemoteA2aAgent(name="sync", agent_card=serve_a2a(LlmAgent(name="sync", model=model)))
+    runner = InMemoryRunner(agent=remote, app_name="caller")
+    session = asyncio.run(runner.session_service.create_session(app_name="caller", user_id="u"))
+
+    said = []
+    for text in ("one", "two"):
+        message = types.Content(role="user", parts=[types.Part.from_text(text=text)])
+        said.append(
+            answers(list(runner.run(user_id="u", session_id=session.id, new_message=message)))
+        )
+
+    assert said == [["first"], ["second"]]
+    assert [c.parts[0].text for c in model.requests[1].contents] == ["one", "first", "two"]

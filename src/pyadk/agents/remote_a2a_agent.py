@@ -13,6 +13,7 @@ Needs the ``a2a`` extra: ``pip install 'pyadk[a2a]'``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncGenerator, Callable
@@ -108,6 +109,7 @@ class RemoteA2aAgent(BaseAgent):
     _owns_httpx_client: bool = PrivateAttr(default=False)
     _timeout: float = PrivateAttr(default=DEFAULT_TIMEOUT)
     _client: Client | None = PrivateAttr(default=None)
+    _client_loop: asyncio.AbstractEventLoop | None = PrivateAttr(default=None)
     _client_factory: ClientFactory | None = PrivateAttr(default=None)
     _genai_part_converter: GenAIPartToA2APartConverter = PrivateAttr()
     _a2a_part_converter: A2APartToGenAIPartConverter = PrivateAttr()
@@ -205,8 +207,14 @@ class RemoteA2aAgent(BaseAgent):
                 )
 
     async def _ensure_resolved(self) -> Client:
-        if self._client is not None:
+        loop = asyncio.get_running_loop()
+        if self._client is not None and self._client_loop is loop:
             return self._client
+        if self._owns_httpx_client and self._client_loop not in (None, loop):
+            # an HTTP client belongs to the event loop that made it (Runner.run makes one
+            # per call): this loop gets a client of its own
+            self._httpx_client = None
+            self._owns_httpx_client = False
         card = self._agent_card or await self._resolve_agent_card()
         self._check_card(card)
         if not self.description and card.description:
@@ -216,6 +224,7 @@ class RemoteA2aAgent(BaseAgent):
         )
         self._agent_card = card
         self._client = factory.create(card)
+        self._client_loop = loop
         return self._client
 
     # -- the run ------------------------------------------------------------------------

@@ -30,6 +30,9 @@ from pyadk.a2a.executor.a2a_agent_executor import A2aAgentExecutor
 from pyadk.a2a.utils.agent_card_builder import AgentCardBuilder
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+from pyadk.auth.credential_service.in_memory_credential_service import (
+    InMemoryCredentialService,
+)
 from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.runners import Runner
 from pyadk.sessions.in_memory_session_service import InMemorySessionService
@@ -56,6 +59,7 @@ def _default_runner(agent: BaseAgent) -> Runner:
         session_service=InMemorySessionService(),
         artifact_service=InMemoryArtifactService(),
         memory_service=InMemoryMemoryService(),
+        credential_service=InMemoryCredentialService(),
     )
 
 
