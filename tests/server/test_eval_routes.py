@@ -263,7 +263,14 @@ def test_run_eval_errors_name_the_problem(client: httpx.Client) -> None:
     assert client.get(f"{APP}/eval_results").json() == []  # nothing ran
 
 
-BUILT_IN_METRICS = ("response_match_score", "tool_trajectory_avg_score")
+BUILT_IN_METRICS = (
+    "final_response_match_v2",
+    "hallucinations_v1",
+    "response_match_score",
+    "rubric_based_final_response_quality_v1",
+    "rubric_based_tool_use_quality_v1",
+    "tool_trajectory_avg_score",
+)
 
 
 def test_google_adk_2_paths(client: httpx.Client) -> None:

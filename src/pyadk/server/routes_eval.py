@@ -53,6 +53,22 @@ METRIC_DESCRIPTIONS = {
         "How close the final response is to the expected one: the ROUGE-1 F-measure of "
         "their words, from 0 to 1, computed locally."
     ),
+    "final_response_match_v2": (
+        "Whether a judge model finds the final response valid against the expected one "
+        "(majority of its samples): the share of valid invocations, from 0 to 1."
+    ),
+    "rubric_based_final_response_quality_v1": (
+        "How many of the rubrics a judge model finds the final response meets: the mean "
+        "of the rubric verdicts, from 0 to 1."
+    ),
+    "rubric_based_tool_use_quality_v1": (
+        "How many of the rubrics a judge model finds the tool calls meet: the mean of the "
+        "rubric verdicts, from 0 to 1."
+    ),
+    "hallucinations_v1": (
+        "The share of the response's sentences a judge model finds supported by the "
+        "instructions, tools and context, from 0 to 1."
+    ),
 }
 
 
