@@ -169,6 +169,10 @@ def test_things_that_are_not_nodes_are_rejected():
 def test_lambda_and_bad_names_are_rejected():
     with pytest.raises(ValidationError, match="must be a valid Python identifier"):
         Workflow(name="wf", edges=[(START, lambda: 1)])
+    named = node(lambda: 1, name="one")
+    assert isinstance(named, FunctionNode) and named.name == "one"
+    with pytest.raises(ValidationError, match="must be a valid Python identifier"):
+        node(a, name="not valid")
 
 
 def test_unsupported_features_fail_clearly():

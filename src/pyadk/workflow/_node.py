@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._errors import WorkflowConfigurationError
+from pyadk.workflow._function_node import FunctionNode
 from pyadk.workflow._graph_parser import build_node
 from pyadk.workflow._parallel_worker import ParallelWorker
 from pyadk.workflow._retry_config import RetryConfig
@@ -85,7 +86,6 @@ def node(
             )
 
         return decorate
-    built = build_node(node_like)
     update: dict[str, Any] = {}
     if name is not None:
         update["name"] = name
@@ -93,11 +93,26 @@ def node(
         update["retry_config"] = retry_config
     if timeout is not None:
         update["timeout"] = timeout
-    if update:
-        built = type(built)(**{**dict(built), **update})
+    if _is_plain_callable(node_like):  # named here: a lambda has no usable name
+        built: BaseNode = FunctionNode(node_like, **update)
+    else:
+        built = build_node(node_like)
+        if update:
+            built = type(built)(**{**dict(built), **update})
     if parallel_worker:
         return ParallelWorker(node=built, max_parallel_workers=max_parallel_workers)
     return built
+
+
+def _is_plain_callable(value: Any) -> bool:
+    from pyadk.agents.base_agent import BaseAgent
+    from pyadk.tools.base_tool import BaseTool
+
+    return (
+        callable(value)
+        and not isinstance(value, (BaseNode, BaseAgent, BaseTool, type))
+        and value != "START"
+    )
 
 
 def _check_workers(parallel_worker: bool, max_parallel_workers: int | None) -> None:
