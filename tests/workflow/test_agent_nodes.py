@@ -192,3 +192,14 @@ async def test_streamed_llm_node_chunks_pass_through_and_the_whole_answer_is_the
     assert outputs(events) == [("after", "[Hello]")]
     stored = (await runner.session()).events
     assert not any(e.partial for e in stored)
+
+
+async def test_changes_to_an_agent_after_the_workflow_is_built_are_used():
+    model = ScriptedModel(["a", "b"])
+    agent = LlmAgent(name="agent", model=model, instruction="first instruction")
+    runner = TestRunner(Workflow(name="wf", edges=[(START, agent)]))
+    await runner.run("one")
+    agent.instruction = "second instruction"
+    await runner.run("two")
+    instructions = [str(r.config.system_instruction) for r in model.requests if r.config]
+    assert "first instruction" in instructions[0] and "second instruction" in instructions[1]

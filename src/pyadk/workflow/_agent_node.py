@@ -7,7 +7,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel
 
 from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
@@ -38,7 +38,6 @@ class AgentNode(BaseNode):
 
     agent: BaseAgent
     name: str = ""
-    _runnable: BaseAgent | None = PrivateAttr(default=None)
 
     def __init__(self, **data: Any) -> None:
         agent = data.get("agent")
@@ -47,12 +46,12 @@ class AgentNode(BaseNode):
         super().__init__(**data)
 
     def _agent_to_run(self) -> BaseAgent:
-        if self._runnable is None:
-            agent = self.agent
-            if isinstance(agent, LlmAgent) and "include_contents" not in agent.model_fields_set:
-                agent = agent.model_copy(update={"include_contents": "none"})
-            self._runnable = agent
-        return self._runnable
+        """The agent to run now: a single-turn copy of an LlmAgent (made per run, so
+        later changes to the agent are seen)."""
+        agent = self.agent
+        if isinstance(agent, LlmAgent) and "include_contents" not in agent.model_fields_set:
+            return agent.model_copy(update={"include_contents": "none"})
+        return agent
 
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         from pyadk.workflow._workflow import Workflow, nested_run
