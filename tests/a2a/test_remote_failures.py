@@ -7,9 +7,12 @@ from pathlib import Path
 
 from a2a_support import Chat, answers, meta
 
+from pyadk import types
 from pyadk.agents import LlmAgent
 from pyadk.agents.remote_a2a_agent import RemoteA2aAgent
+from pyadk.runners import Runner
 from pyadk.testing import ScriptedModel, function_call
+from pyadk.tools.long_running_tool import LongRunningFunctionTool
 
 
 async def test_unreachable_card_url_is_an_error_event(closed_port: int) -> None:
@@ -109,3 +112,43 @@ async def test_server_gone_between_turns_is_a_request_error(
     assert [e.error_code for e in errors] == ["A2A_REQUEST_ERROR"]
     assert (errors[0].error_message or "").startswith("A2A request failed:")
     assert meta(errors[0], "request")["parts"][0]["text"] == "hi"
+
+
+async def test_remote_error_answer_is_a_request_error(serve_a2a: Callable[..., str]) -> None:
+    # the remote that paused is replaced by one that never heard of the task
+    def ask(amount: int) -> str:
+        """Asks for approval."""
+        return "pending"
+
+    first_model = ScriptedModel([function_call("ask", {"amount": 1}), "waiting"])
+    paused_url = serve_a2a(
+        LlmAgent(name="desk", model=first_model, tools=[LongRunningFunctionTool(ask)])
+    )
+    chat = Chat(RemoteA2aAgent(name="desk", agent_card=paused_url))
+    pause = (await chat.say("approve 1"))[-1]
+    assert pause.content is not None
+    call = pause.content.parts[0].function_call
+    assert call is not None
+
+    fresh_url = serve_a2a(LlmAgent(name="desk", model=ScriptedModel(["?"])))
+    fresh = Runner(
+        app_name="caller",
+        agent=RemoteA2aAgent(name="desk", agent_card=fresh_url),
+        session_service=chat.runner.session_service,
+    )
+    answer = types.Part.from_function_response(name=call.name, response={"ok": True})
+    assert answer.function_response is not None
+    answer.function_response.id = call.id
+    events = [
+        e
+        async for e in fresh.run_async(
+            user_id="u",
+            session_id=chat.session_id or "",
+            new_message=types.Content(role="user", parts=[answer]),
+        )
+    ]
+
+    errors = [e for e in events if e.error_code]
+    assert [e.error_code for e in errors] == ["A2A_REQUEST_ERROR"]
+    assert "task" in (errors[0].error_message or "").lower(), errors[0].error_message
+    assert meta(errors[0], "request")["taskId"] == meta(pause, "task_id")
