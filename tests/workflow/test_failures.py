@@ -245,11 +245,14 @@ async def test_resuming_a_crashed_workflow_invocation():
     )
     for event in (user, node_done):
         await runner.session_service.append_event(session, event)
-    # Stored events ending on a node's output read as a finished run: nothing runs.
-    assert await runner.resume("e-1") == []
+    # Stored events ending on a node's output: the workflow had more to run, and it
+    # cannot resume: a clear error, nothing run again.
+    with pytest.raises(WorkflowConfigurationError, match="does not support resuming"):
+        await runner.resume("e-1")
 
     # Ending inside an agent node (here: a tool call without its result), the workflow
     # is asked to resume, which it cannot do: a clear error, nothing run again.
+    session = await runner.session()  # the failed resume stored its outcome
     call = Event(
         invocation_id="e-2",
         author="helper",

@@ -111,10 +111,17 @@ def _plan_branch(plan: ResumePlan, invocation_id: str, last: Event, answered: se
     ]
     if unanswered:
         plan.interrupted_calls[agent] = last
-    elif last.is_final_response() or last.is_outcome_event():
+    elif (last.is_final_response() or last.is_outcome_event()) and not _graph_node_event(last):
         plan.done.add(agent)
         outcome = last.actions.agent_outcome
         if last.actions.escalate or (
             outcome is not None and outcome.status is OutcomeStatus.ESCALATED
         ):
             plan.escalated.add(agent)
+
+
+def _graph_node_event(event: Event) -> bool:
+    """A node's event inside a graph workflow (``pyadk.workflow``): the workflow had
+    more to run (its own end is its outcome event, which carries no node)."""
+    metadata = event.custom_metadata
+    return metadata is not None and "node_info" in metadata and event.actions.agent_outcome is None
