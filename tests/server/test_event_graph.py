@@ -209,3 +209,16 @@ def test_workflow_steps_are_numbered_and_transfers_upward_are_drawn() -> None:
         {"helper", "helper/lookup"},
         {("helper", "helper/lookup")},
     )
+
+
+def test_the_agents_of_a_graph_workflow_are_drawn_below_it() -> None:
+    from pyadk.workflow import START, Workflow
+
+    def prepare(node_input: str) -> str:
+        return node_input
+
+    writer = LlmAgent(name="writer")
+    flow = Workflow(name="flow", edges=[(START, prepare, writer)])
+    graph = Dot.parse(agent_graph_dot(flow))
+    assert graph.nodes["flow"]["label"] == "flow\\n(Workflow)"
+    assert ("flow", "writer") in graph.edges

@@ -52,7 +52,8 @@ class AgentGraph:
         else:
             self.nodes[agent.name] = (f"{agent.name}\n({type(agent).__name__})", "box")
         ordered = isinstance(agent, SequentialAgent | LoopAgent)
-        for step, sub in enumerate(agent.sub_agents, start=1):
+        # A graph Workflow's agents are its nodes, not sub-agents.
+        for step, sub in enumerate(agent.sub_agents or agent._children(), start=1):
             self._add_agent(sub)
             self.edges[(agent.name, sub.name)] = str(step) if ordered else ""
 
