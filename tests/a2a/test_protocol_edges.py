@@ -6,10 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from a2a.types import AgentCapabilities
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.types import AgentCapabilities, Message, Role, Task, TaskState
 from a2a_support import Chat, answers, meta
 
+from pyadk import types
 from pyadk.a2a import A2aAgentExecutor, AgentCardBuilder
+from pyadk.a2a.converters._from_adk import status_update
 from pyadk.agents import LlmAgent
 from pyadk.agents.remote_a2a_agent import RemoteA2aAgent
 from pyadk.runners import Runner
@@ -78,3 +82,64 @@ async def test_stream_ending_before_a_final_state_is_an_error(
     errors = [e for e in events if e.error_code]
     assert [e.error_code for e in errors] == ["A2A_STREAM_INCOMPLETE"]
     assert "reached a terminal state" in (errors[0].error_message or "")
+
+
+class _AsksForTheCity(AgentExecutor):
+    """A remote that is not pyadk: asks for a city in words, then answers."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        assert context.message is not None
+        if context.current_task is None:
+            task = Task(id=context.task_id or "", context_id=context.context_id or "")
+            task.status.state = TaskState.TASK_STATE_SUBMITTED
+            task.history.append(context.message)
+            await event_queue.enqueue_event(task)
+            question = Message(message_id="q", role=Role.ROLE_AGENT)
+            question.parts.add(text="Which city?")
+            await event_queue.enqueue_event(
+                status_update(
+                    context.task_id,
+                    context.context_id,
+                    TaskState.TASK_STATE_INPUT_REQUIRED,
+                    question,
+                )
+            )
+            return
+        city = context.message.parts[0].text
+        answer = Message(message_id="a", role=Role.ROLE_AGENT)
+        answer.parts.add(text=f"Sunny in {city}")
+        await event_queue.enqueue_event(
+            status_update(
+                context.task_id, context.context_id, TaskState.TASK_STATE_COMPLETED, answer
+            )
+        )
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        return None
+
+
+async def test_remote_asking_in_words_is_answered_like_a_long_running_call(
+    serve_a2a: Callable[..., str],
+) -> None:
+    agent = LlmAgent(name="asker", model=ScriptedModel([]))
+    url = serve_a2a(agent, agent_executor_factory=lambda runner: _AsksForTheCity())
+    chat = Chat(RemoteA2aAgent(name="asker", agent_card=url))
+
+    pause = (await chat.say("weather?"))[-1]
+    assert pause.content is not None and pause.long_running_tool_ids
+    call = pause.content.parts[0].function_call
+    assert call is not None and call.id in pause.long_running_tool_ids
+    assert (call.name, call.args) == (
+        "mock_function_call_for_required_user_input",
+        {"input_required": "Which city?"},
+    )
+
+    reply = types.Part.from_function_response(name=call.name, response={"result": "Lyon"})
+    assert reply.function_response is not None
+    reply.function_response.id = call.id
+    events = await chat.send(types.Content(role="user", parts=[reply]))
+
+    assert answers(events) == ["Sunny in Lyon"]
+    sent = meta(events[-1], "request")
+    assert sent["taskId"] == meta(pause, "task_id")
+    assert sent["parts"] == [{"text": "Lyon", "metadata": {"is_user_input": True}}]

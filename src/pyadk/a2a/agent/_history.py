@@ -13,11 +13,13 @@ from typing import Any
 
 from a2a.types import Part as A2APart
 
+from pyadk.a2a.agent._responses import MOCK_FUNCTION_CALL_NAMES
 from pyadk.a2a.converters.part_converter import GenAIPartToA2APartConverter, text_part
 from pyadk.a2a.converters.utils import metadata_dict, struct_from_dict
 from pyadk.events import Event
 
 A2A_METADATA_PREFIX = "a2a:"
+_MOCKS = frozenset(MOCK_FUNCTION_CALL_NAMES)
 _PAUSED_STATES = ("TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED")
 
 
@@ -56,6 +58,12 @@ def _retold(event: Event) -> list[A2APart]:
     return [text_part(text) for text in texts] if len(texts) > 1 else []
 
 
+def _answer_text(response: dict[str, Any] | None) -> str:
+    if isinstance(response, dict) and set(response) == {"result"}:
+        return str(response["result"])
+    return _json(response)
+
+
 def _as_list(converted: A2APart | list[A2APart] | None) -> list[A2APart]:
     if converted is None:
         return []
@@ -79,7 +87,7 @@ def build_message_parts(
                 break
         pending.append(event)
     remote_calls = {
-        call.id
+        call.id: call.name
         for event in events
         if event.author == agent_name
         for call in event.get_function_calls()
@@ -94,13 +102,18 @@ def build_message_parts(
             continue
         for part in event.content.parts:
             response = part.function_response
+            answers_words = False
             if response is not None and response.id not in remote_calls:
                 converted = [
                     text_part(f"Tool {response.name} returned: {_json(response.response)}")
                 ]
+            elif response is not None and remote_calls.get(response.id or "") in _MOCKS:
+                # the remote asked in words: answer in words
+                converted = [text_part(_answer_text(response.response))]
+                answers_words = True
             else:
                 converted = _as_list(converter(part))
-            if event.author == "user" and response is None:
+            if event.author == "user" and (response is None or answers_words):
                 for a2a_part in converted:
                     meta = metadata_dict(a2a_part)
                     meta["is_user_input"] = True

@@ -6,15 +6,18 @@ item to an event: the opening task and ``working`` status messages become though
 parts (progress), an artifact update the answer (``partial`` until its last chunk), a
 pause or end status an event of its own (content when it has a message), a plain
 message (a task-less remote) its content. A ``failed`` task also sets
-``error_code``/``error_message``.
+``error_code``/``error_message``. A remote asking for input in words gets its last
+text turned into a long-running ``mock_function_call_for_required_user_input`` call.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from a2a.types import Message, Role, StreamResponse, Task, TaskState
 
+from pyadk import types
 from pyadk.a2a.converters._to_adk import (
     convert_a2a_message_to_event,
     convert_a2a_task_to_event,
@@ -23,6 +26,22 @@ from pyadk.a2a.converters.part_converter import A2APartToGenAIPartConverter
 from pyadk.events import Event
 
 A2A_TASK_FAILED = "A2A_TASK_FAILED"
+MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_INPUT = "mock_function_call_for_required_user_input"
+MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_AUTH = "mock_function_call_for_required_user_auth"
+MOCK_FUNCTION_CALL_NAMES = (
+    MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_INPUT,
+    MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_AUTH,
+)
+_PAUSES: dict[int, tuple[str, str]] = {
+    TaskState.TASK_STATE_INPUT_REQUIRED: (
+        MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_INPUT,
+        "input_required",
+    ),
+    TaskState.TASK_STATE_AUTH_REQUIRED: (
+        MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_AUTH,
+        "auth_required",
+    ),
+}
 
 PROGRESS_STATES = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
 UNFINISHED_STATES = (TaskState.TASK_STATE_UNSPECIFIED, *PROGRESS_STATES)
@@ -84,6 +103,23 @@ def _mark_thoughts(event: Event) -> None:
         part.thought = True
 
 
+def _pause_as_call(event: Event, state: int) -> None:
+    """A remote that asks for input in words (not through a long-running tool): its
+    last text becomes a long-running call the caller answers like any other."""
+    pause = _PAUSES.get(state)
+    if pause is None or event.long_running_tool_ids or event.content is None:
+        return
+    parts = event.content.parts or []
+    for index in range(len(parts) - 1, -1, -1):
+        if parts[index].text:
+            name, key = pause
+            call_id = str(uuid.uuid4())
+            call = types.FunctionCall(id=call_id, name=name, args={key: parts[index].text})
+            parts[index] = types.Part(function_call=call)
+            event.long_running_tool_ids = {call_id}
+            return
+
+
 def _failure(event: Event) -> None:
     parts = (event.content.parts or []) if event.content else []
     texts = [p.text for p in parts if p.text]
@@ -108,12 +144,14 @@ def event_for(
         event = convert_a2a_task_to_event(item.task, author, ctx, converter)
         if state in PROGRESS_STATES:
             _mark_thoughts(event)
+        _pause_as_call(event, item.task.status.state)
     elif kind == "status_update":
         status = item.status_update.status
         if status.HasField("message") and status.message.parts:
             event = convert_a2a_message_to_event(status.message, author, ctx, converter)
             if status.state in PROGRESS_STATES:
                 _mark_thoughts(event)
+            _pause_as_call(event, status.state)
         elif status.state in _BOUNDARY_STATES:
             event = Event(author=author, invocation_id=ctx.invocation_id, branch=ctx.branch)
     elif kind == "artifact_update":
@@ -124,6 +162,10 @@ def event_for(
         message.parts.extend(update.artifact.parts)
         event = convert_a2a_message_to_event(message, author, ctx, converter)
         event.partial = not update.last_chunk
+        if update.artifact.artifact_id:
+            # every chunk of one artifact shares an event id, as streamed chunks do
+            key = f"{ctx.invocation_id}:{update.artifact.artifact_id}"
+            event.id = str(uuid.uuid5(uuid.NAMESPACE_URL, key))
     if event is None:
         return None
     if task is not None and state == TaskState.TASK_STATE_FAILED and kind != "artifact_update":
