@@ -85,3 +85,30 @@ def test_rpc_path_mounts_card_and_rpc_under_a_prefix(serve_a2a: Callable[..., st
     assert httpx.get(url).status_code == 404
     card = httpx.get(base + "/agents/nested/.well-known/agent-card.json").json()
     assert card["supportedInterfaces"][0]["url"] == base + "/agents/nested"
+
+
+async def test_graph_workflow_card_lists_its_nodes() -> None:
+    from pyadk.workflow import START, Workflow
+
+    def fetch(query: str) -> str:
+        """Fetches the page."""
+        return query
+
+    writer = LlmAgent(name="writer", model=ScriptedModel([]), description="Writes it up.")
+    flow = Workflow(name="flow", edges=[(START, fetch, writer)])
+
+    card = await AgentCardBuilder(agent=flow).build()
+
+    skills = {s.id: (s.name, s.description, list(s.tags)) for s in card.skills}
+    assert skills["flow"] == (
+        "workflow",
+        "This workflow orchestrates the following nodes: "
+        "fetch: execute the fetch node; writer: Writes it up.",
+        ["graph_workflow"],
+    )
+    assert skills["writer_writer"] == (
+        "writer: model",
+        "Writes it up.",
+        ["sub_agent:writer", "llm"],
+    )
+    assert card.supported_interfaces[0].url == "http://localhost:80/a2a"

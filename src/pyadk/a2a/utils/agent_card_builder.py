@@ -5,11 +5,13 @@ tag ``llm``) plus one skill per tool (id ``<agent>-<tool>``, tags ``llm``, ``too
 ``planning`` and ``code-execution`` skills when it has a planner or code executor; a
 workflow agent is a ``workflow`` skill tagged with its kind plus a ``sub-agents``
 orchestration skill. Each sub-agent's own skills follow, prefixed with its name and
-tagged ``sub_agent:<name>``.
+tagged ``sub_agent:<name>``. A graph ``Workflow`` is a ``workflow`` skill tagged
+``graph_workflow`` whose description lists its nodes.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentProvider, AgentSkill
@@ -19,6 +21,8 @@ from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.loop_agent import LoopAgent
 from pyadk.agents.parallel_agent import ParallelAgent
 from pyadk.agents.sequential_agent import SequentialAgent
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_RPC_URL = "http://localhost:80/a2a"
 PROTOCOL_VERSION = "1.0"
@@ -84,7 +88,25 @@ def _skill(id: str, name: str, description: str, tags: list[str], **extra: Any) 
     return AgentSkill(id=id, name=name, description=description, tags=tags, **extra)
 
 
-def _agent_kind(agent: BaseAgent) -> str:
+def _graph_nodes(agent: Any) -> list[Any] | None:
+    """The nodes of a graph Workflow (without START), None for any other agent."""
+    nodes = getattr(getattr(agent, "graph", None), "nodes", None)
+    if not isinstance(nodes, dict):
+        return None
+    return [node for node in nodes.values() if node.name != "__START__"]
+
+
+def _children(agent: Any) -> list[Any]:
+    """Sub-agents, or a graph Workflow's nodes (an agent node as its agent)."""
+    nodes = _graph_nodes(agent)
+    if nodes is not None:
+        return [getattr(node, "agent", node) for node in nodes]
+    return list(getattr(agent, "sub_agents", None) or [])
+
+
+def _agent_kind(agent: Any) -> str:
+    if _graph_nodes(agent) is not None:
+        return "graph_workflow"
     if isinstance(agent, LlmAgent):
         return "llm"
     if isinstance(agent, SequentialAgent):
@@ -101,18 +123,25 @@ _DEFAULT_DESCRIPTIONS = {
     "sequential_workflow": "A sequential workflow agent",
     "parallel_workflow": "A parallel workflow agent",
     "loop_workflow": "A loop workflow agent",
+    "graph_workflow": "A graph-based workflow agent",
     "custom_agent": "A custom agent",
 }
 
 
-def _steps(agent: BaseAgent) -> list[str]:
-    return [s.description or f"execute the {s.name} agent" for s in agent.sub_agents]
+def _steps(agent: Any) -> list[str]:
+    return [s.description or f"execute the {s.name} agent" for s in _children(agent)]
 
 
-def _workflow_description(agent: BaseAgent) -> str | None:
+def _workflow_description(agent: Any) -> str | None:
     steps = _steps(agent)
     if not steps:
         return None
+    if _graph_nodes(agent) is not None:
+        said = [
+            f"{c.name}: " + (c.description.rstrip(".") or f"execute the {c.name} node")
+            for c in _children(agent)
+        ]
+        return "This workflow orchestrates the following nodes: " + "; ".join(said) + "."
     if isinstance(agent, SequentialAgent):
         said = [
             ("First" if i == 0 else "Finally" if i == len(steps) - 1 else "Then")
@@ -131,7 +160,7 @@ def _workflow_description(agent: BaseAgent) -> str | None:
     return None
 
 
-def _description(agent: BaseAgent) -> str:
+def _description(agent: Any) -> str:
     pieces = [agent.description] if agent.description else []
     if not isinstance(agent, LlmAgent):
         workflow = _workflow_description(agent)
@@ -140,16 +169,15 @@ def _description(agent: BaseAgent) -> str:
     return " ".join(pieces) if pieces else _DEFAULT_DESCRIPTIONS[_agent_kind(agent)]
 
 
-async def _primary_skills(agent: BaseAgent) -> list[AgentSkill]:
+async def _primary_skills(agent: Any) -> list[AgentSkill]:
     if isinstance(agent, LlmAgent):
         return await _llm_skills(agent)
     kind = _agent_kind(agent)
     name = "custom" if kind == "custom_agent" else "workflow"
     skills = [_skill(agent.name, name, _description(agent), [kind])]
-    if agent.sub_agents:
-        summary = "; ".join(
-            f"{s.name}: {s.description or 'No description'}" for s in agent.sub_agents
-        )
+    children = _children(agent)
+    if children:
+        summary = "; ".join(f"{s.name}: {s.description or 'No description'}" for s in children)
         skills.append(
             _skill(
                 f"{agent.name}-sub-agents",
@@ -187,10 +215,15 @@ async def _llm_skills(agent: LlmAgent) -> list[AgentSkill]:
     return skills
 
 
-async def _sub_agent_skills(agent: BaseAgent) -> list[AgentSkill]:
+async def _sub_agent_skills(agent: Any) -> list[AgentSkill]:
     skills: list[AgentSkill] = []
-    for sub_agent in agent.sub_agents:
-        for skill in await _primary_skills(sub_agent):
+    for sub_agent in _children(agent):
+        try:
+            sub_skills = await _primary_skills(sub_agent)
+        except Exception as error:  # one odd child does not cost the card
+            logger.warning("No skills for sub-agent %s: %s", sub_agent.name, error)
+            continue
+        for skill in sub_skills:
             skills.append(
                 _skill(
                     f"{sub_agent.name}_{skill.id}",
