@@ -176,3 +176,25 @@ def test_sync_runner_calls_the_remote_turn_after_turn(serve_a2a: Callable[..., s
 
     assert said == [["first"], ["second"]]
     assert [c.parts[0].text for c in model.requests[1].contents] == ["one", "first", "two"]
+
+
+async def test_client_factory_http_client_carries_card_and_messages(
+    serve_a2a: Callable[..., str],
+) -> None:
+    from a2a.client import ClientConfig, ClientFactory
+
+    seen: list[str] = []
+
+    async def record(request: httpx.Request) -> None:
+        seen.append(f"{request.method} {request.url.path}")
+
+    url = serve_a2a(LlmAgent(name="hooked", model=ScriptedModel(["through the factory"])))
+    async with httpx.AsyncClient(event_hooks={"request": [record]}) as client:
+        factory = ClientFactory(
+            ClientConfig(httpx_client=client, supported_protocol_bindings=["JSONRPC"])
+        )
+        remote = RemoteA2aAgent(name="hooked", agent_card=url, a2a_client_factory=factory)
+        events = await Chat(remote).say("hi")
+
+    assert answers(events) == ["through the factory"]
+    assert seen == ["GET /.well-known/agent-card.json", "POST /"]

@@ -151,7 +151,9 @@ class RemoteA2aAgent(BaseAgent):
                 "agent_card must be an AgentCard, a URL or a file path, "
                 f"got {type(agent_card).__name__}"
             )
-        self._httpx_client = httpx_client
+        factory_config = getattr(a2a_client_factory, "_config", None)
+        # a factory's own HTTP client also fetches the card
+        self._httpx_client = getattr(factory_config, "httpx_client", None) or httpx_client
         self._timeout = timeout
         self._genai_part_converter = genai_part_converter
         self._a2a_part_converter = a2a_part_converter
