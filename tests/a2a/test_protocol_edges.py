@@ -143,3 +143,39 @@ async def test_remote_asking_in_words_is_answered_like_a_long_running_call(
     sent = meta(events[-1], "request")
     assert sent["taskId"] == meta(pause, "task_id")
     assert sent["parts"] == [{"text": "Lyon", "metadata": {"is_user_input": True}}]
+
+
+class _RepliesWithMessages(AgentExecutor):
+    """A task-less remote: answers each request with one message, counting them."""
+
+    def __init__(self) -> None:
+        self.contexts: list[str] = []
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        self.contexts.append(context.context_id or "")
+        reply = Message(message_id=f"r{len(self.contexts)}", role=Role.ROLE_AGENT)
+        reply.context_id = context.context_id or ""
+        reply.parts.add(text=f"reply {len(self.contexts)}")
+        await event_queue.enqueue_event(reply)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        return None
+
+
+async def test_task_less_remote_messages_are_answers_and_keep_the_context(
+    serve_a2a: Callable[..., str],
+) -> None:
+    executor = _RepliesWithMessages()
+    url = serve_a2a(
+        LlmAgent(name="chatty", model=ScriptedModel([])),
+        agent_executor_factory=lambda runner: executor,
+    )
+    chat = Chat(RemoteA2aAgent(name="chatty", agent_card=url))
+
+    first = await chat.say("one")
+    second = await chat.say("two")
+
+    assert answers(first) == ["reply 1"] and answers(second) == ["reply 2"]
+    assert executor.contexts[0] and executor.contexts == [executor.contexts[0]] * 2
+    assert meta(second[0], "context_id") == executor.contexts[0]
+    assert meta(second[0], "task_id") is None
