@@ -49,6 +49,18 @@ def calls_pay(event: Any) -> bool:
     return any(c.name == "pay" for c in event.get_function_calls())
 
 
+def nth_pay_call(n: int) -> Callable[[Any], bool]:
+    """A stop point: once the ``n``-th call of ``pay`` was stored."""
+    seen = 0
+
+    def stop(event: Any) -> bool:
+        nonlocal seen
+        seen += calls_pay(event)
+        return seen == n
+
+    return stop
+
+
 def lookup(amount: int) -> dict:
     """Looks up (harmless to run again)."""
     return {"ok": amount}
@@ -368,14 +380,7 @@ async def test_rounds_before_an_interruption_count_towards_max_iterations():
         max_iterations=3,
     )
     runner = TestRunner(loop)
-    seen_calls = 0
-
-    def second_call(event: Any) -> bool:
-        nonlocal seen_calls
-        seen_calls += calls_pay(event)
-        return seen_calls == 2
-
-    invocation = await interrupt_at(runner, "go", second_call)
+    invocation = await interrupt_at(runner, "go", nth_pay_call(2))
     assert log.count("intro") == 2  # cut off in round 2
     log.clear()
     await runner.resume(invocation)
@@ -394,14 +399,7 @@ async def test_an_inner_loop_resumed_in_a_later_outer_round_counts_only_that_rou
     )
     outer = LoopAgent(name="outer", sub_agents=[said(log, "intro", "hi"), inner], max_iterations=2)
     runner = TestRunner(outer)
-    seen_calls = 0
-
-    def third_call(event: Any) -> bool:  # outer round 2, inner round 1
-        nonlocal seen_calls
-        seen_calls += calls_pay(event)
-        return seen_calls == 3
-
-    invocation = await interrupt_at(runner, "go", third_call)
+    invocation = await interrupt_at(runner, "go", nth_pay_call(3))  # outer 2, inner 1
     log.clear()
     await runner.resume(invocation)
     # inner round 1 goes on at the payer, then inner round 2; the outer loop ends there

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import abc
 import statistics
-from typing import Any
+from typing import Any, ClassVar
 
 from pyadk.evaluation._judge_answers import (
     excerpt,
@@ -169,6 +169,10 @@ class RubricBasedEvaluator(LlmAsJudge[RubricsBasedCriterion]):
     runner gives each actual invocation the rubrics of its eval case and expected
     invocation); rubric ids must be unique among them."""
 
+    RUBRIC_TYPE: ClassVar[str | None] = None
+    """The rubric type of an eval case's rubrics this metric takes (without a
+    ``rubric_type`` argument)."""
+
     def __init__(
         self,
         eval_metric: EvalMetric,
@@ -179,7 +183,7 @@ class RubricBasedEvaluator(LlmAsJudge[RubricsBasedCriterion]):
         rubric_type: str | None = None,
     ) -> None:
         super().__init__(eval_metric, criterion_type)
-        self._rubric_type = rubric_type
+        self._rubric_type = rubric_type if rubric_type is not None else self.RUBRIC_TYPE
         self._auto_rater_response_parser = (
             auto_rater_response_parser or DefaultAutoRaterResponseParser()
         )

@@ -7,7 +7,7 @@ from string import Template
 from typing import ClassVar
 
 from pyadk.evaluation.eval_case import Invocation
-from pyadk.evaluation.eval_metrics import EvalMetric, RubricsBasedCriterion
+from pyadk.evaluation.eval_metrics import RubricsBasedCriterion
 from pyadk.evaluation.llm_as_judge_utils import (
     developer_instructions,
     get_text_from_content,
@@ -71,9 +71,6 @@ class RubricBasedFinalResponseQualityV1Evaluator(RubricBasedEvaluator):
 
     criterion_type: ClassVar[type[RubricsBasedCriterion]] = RubricsBasedCriterion
     RUBRIC_TYPE: ClassVar[str] = "FINAL_RESPONSE_QUALITY"
-
-    def __init__(self, eval_metric: EvalMetric) -> None:
-        super().__init__(eval_metric, RubricsBasedCriterion, rubric_type=self.RUBRIC_TYPE)
 
     def format_auto_rater_prompt(self, actual: Invocation, expected: Invocation | None) -> str:
         """The prompt; ValueError when the invocation has no rubrics."""
