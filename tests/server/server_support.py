@@ -28,7 +28,9 @@ _SSL = ssl.create_default_context()  # built once: httpx builds one per client o
 class LiveServer:
     """Serves an ASGI app with uvicorn on a free loopback port, in a daemon thread."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any = None, *, app_for_port: Callable[[int], Any] | None = None):
+        """Serves ``app``, or the app ``app_for_port`` makes for the port it gets (an
+        app that must know its own address)."""
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         # inherited by accepted connections: no Nagle delay between header and body writes
@@ -36,6 +38,8 @@ class LiveServer:
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        if app_for_port is not None:
+            app = app_for_port(self.port)
         config = uvicorn.Config(
             app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
         )
