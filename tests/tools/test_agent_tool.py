@@ -142,3 +142,59 @@ async def test_an_agent_that_waits_for_the_client_is_an_error_result() -> None:
     [result] = [r for e in events for r in e.get_function_responses()]
     assert "stopped waiting for the client's answer" in result.response["error"]
     assert "make the agent a sub-agent" in result.response["error"]
+
+
+async def test_the_result_joins_the_parts_and_a_failed_agent_gives_its_error() -> None:
+    from pyadk.agents import SequentialAgent
+    from pyadk.models import LlmResponse
+
+    parts = [
+        types.Part(text="hidden", thought=True),
+        types.Part(executable_code=types.ExecutableCode(code="print(2)", language="PYTHON")),
+        types.Part(
+            code_execution_result=types.CodeExecutionResult(
+                outcome=types.Outcome.OUTCOME_OK, output="2\n"
+            )
+        ),
+        types.Part(text="so: two"),
+    ]
+    writer = LlmAgent(name="writer", model=ScriptedModel([parts]))
+    failing = LlmAgent(
+        name="failing",
+        model=ScriptedModel(
+            [LlmResponse(error_code="RESOURCE_EXHAUSTED", error_message="quota used up")]
+        ),
+    )
+    calls = [function_call("writer", {"request": "x"}), function_call("failing", {"request": "y"})]
+    parent = LlmAgent(
+        name="parent",
+        model=ScriptedModel([*calls, "done"]),
+        tools=[AgentTool(writer), AgentTool(failing)],
+    )
+    events = await TestRunner(parent).run("go")
+    responses = [r.response for e in events for r in e.get_function_responses()]
+    assert responses[0] == {"result": "print(2)\n2\nso: two"}
+    assert responses[1] == {
+        "status": "error",
+        "error": "Agent 'failing' failed: quota used up",
+    }
+    # The failed agent tool fails the caller's outcome (failure-aware, like a failing tool).
+    outcome = [e.actions.agent_outcome for e in events if e.actions.agent_outcome][-1]
+    assert outcome.status == "failure" and "failing" in outcome.reason
+
+    # A workflow agent takes its first sub-agent's input schema, its last's output schema.
+    first = LlmAgent(name="first", model=ScriptedModel(["step"]), input_schema=Question)
+    last = LlmAgent(
+        name="last", model=ScriptedModel(['{"text": "ok", "confidence": 1}']), output_schema=Answer
+    )
+    pipeline = AgentTool(SequentialAgent(name="pipeline", sub_agents=[first, last]))
+    assert set(_declaration(pipeline).parameters.properties) == {"topic", "level"}
+    runner = TestRunner(
+        LlmAgent(
+            name="caller",
+            model=ScriptedModel([function_call("pipeline", {"topic": "t"}), "done"]),
+            tools=[pipeline],
+        )
+    )
+    events = await runner.run("go")
+    assert events[1].get_function_responses()[0].response == {"text": "ok", "confidence": 1.0}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
@@ -26,9 +26,12 @@ class AgentTool(BaseTool):
     ``input_schema``. The agent runs in a fresh in-memory session seeded with a copy
     of the caller's state; its state changes flow back to the caller, and its
     artifacts are saved in the caller's session. With ``output_schema`` the result is
-    the validated dict, otherwise the final text. An agent that stops waiting for the
-    client (an approval, a credential) gets an error result: its nested session is not
-    kept, so it could not resume.
+    the validated dict, otherwise the final text (its parts' text, code and code
+    output, one per line). A workflow agent takes the ``input_schema`` of its first
+    sub-agent and the ``output_schema`` of its last (as google-adk). An agent that
+    ends with an error and no text (a model error) gives an error result with its
+    message; one that stops waiting for the client (an approval, a credential) gives
+    an error result too: its nested session is not kept, so it could not resume.
     """
 
     def __init__(self, agent: BaseAgent, skip_summarization: bool = False) -> None:
@@ -37,7 +40,7 @@ class AgentTool(BaseTool):
         self.skip_summarization = skip_summarization
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        input_schema = self.agent.input_schema if isinstance(self.agent, LlmAgent) else None
+        input_schema = _input_schema(self.agent)
         if input_schema is not None:
             parameters = schema_for_model(input_schema)
         else:
@@ -79,6 +82,7 @@ class AgentTool(BaseTool):
             app_name=self.agent.name, user_id=parent.user_id, state=state
         )
         last_content: types.Content | None = None
+        last_error: str | None = None
         pending: set[str] = set()  # calls that wait for the client (approvals, credentials)
         async for event in runner.run_async(
             user_id=session.user_id,
@@ -88,6 +92,8 @@ class AgentTool(BaseTool):
         ):
             if event.actions.state_delta:
                 tool_context.state.update(event.actions.state_delta)
+            if event.error_code or event.error_message:
+                last_error = event.error_message or event.error_code
             if event.long_running_tool_ids:
                 pending |= event.long_running_tool_ids
             if event.content is not None and not event.partial:
@@ -101,8 +107,10 @@ class AgentTool(BaseTool):
                 "long-running tool), which an agent tool cannot pass on: make the agent a "
                 "sub-agent to let it pause and resume."
             }
-        text = (last_content.text if last_content else None) or ""
-        output_schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
+        text = _final_text(last_content)
+        if not text and last_error:
+            return {"status": "error", "error": f"Agent {self.agent.name!r} failed: {last_error}"}
+        output_schema = _output_schema(self.agent)
         if output_schema is None or not text:
             return text
         try:
@@ -114,7 +122,7 @@ class AgentTool(BaseTool):
 
     def _message(self, args: dict[str, Any]) -> str | dict[str, str]:
         """The message for the agent, or an error result for the caller's model."""
-        input_schema = self.agent.input_schema if isinstance(self.agent, LlmAgent) else None
+        input_schema = _input_schema(self.agent)
         if input_schema is not None:
             try:
                 return input_schema.model_validate(args).model_dump_json(exclude_none=True)
@@ -124,3 +132,36 @@ class AgentTool(BaseTool):
         if not isinstance(request, str) or not request:
             return {"error": f"Agent tool {self.name!r} needs a non-empty 'request' string."}
         return request if isinstance(request, str) else json.dumps(request)
+
+
+def _input_schema(agent: BaseAgent) -> type[BaseModel] | None:
+    """The agent's ``input_schema``; a workflow agent's is its first sub-agent's."""
+    if isinstance(agent, LlmAgent):
+        return agent.input_schema
+    return _input_schema(agent.sub_agents[0]) if agent.sub_agents else None
+
+
+def _output_schema(agent: BaseAgent) -> type[BaseModel] | None:
+    """The agent's ``output_schema``; a workflow agent's is its last sub-agent's."""
+    if isinstance(agent, LlmAgent):
+        return agent.output_schema
+    return _output_schema(agent.sub_agents[-1]) if agent.sub_agents else None
+
+
+def _final_text(content: types.Content | None) -> str:
+    """What the caller's model gets of the agent's last content: each non-thought
+    part's text, code or code output, one per line."""
+    if content is None:
+        return ""
+    texts = (_part_text(part) for part in content.parts or () if not part.thought)
+    return "\n".join(text for text in texts if text)
+
+
+def _part_text(part: types.Part) -> str:
+    if part.text:
+        return part.text
+    result = part.code_execution_result
+    if result is not None and result.output:
+        return result.output.rstrip("\n")
+    code = part.executable_code
+    return code.code if code is not None and code.code else ""
