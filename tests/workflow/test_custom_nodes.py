@@ -9,17 +9,14 @@ import pytest
 from wf_support import outputs
 
 from pyadk import types
-from pyadk.agents import LlmAgent
 from pyadk.events import Event
-from pyadk.testing import ScriptedModel, TestRunner, function_call
-from pyadk.tools import LongRunningFunctionTool
+from pyadk.testing import TestRunner
 from pyadk.workflow import (
     START,
     BaseNode,
     Context,
     Node,
     Workflow,
-    WorkflowConfigurationError,
 )
 
 
@@ -77,22 +74,3 @@ async def test_dynamic_nodes_are_not_supported():
 
     with pytest.raises(NotImplementedError, match="dynamic nodes"):
         await TestRunner(Workflow(name="wf", edges=[(START, dynamic)])).run("go")
-
-
-async def test_an_agent_node_waiting_for_the_client_fails_clearly():
-    def ticket(summary: str) -> None:
-        """Opens a ticket that a human handles later."""
-        return None
-
-    agent = LlmAgent(
-        name="helper",
-        model=ScriptedModel([function_call("ticket", {"summary": "broken"}), "unused"]),
-        tools=[LongRunningFunctionTool(ticket)],
-    )
-
-    def after(node_input: Any) -> str:
-        raise AssertionError("not reached")
-
-    runner = TestRunner(Workflow(name="wf", edges=[(START, agent, after)]))
-    with pytest.raises(WorkflowConfigurationError, match="pausing and resuming a graph"):
-        await runner.run("help")

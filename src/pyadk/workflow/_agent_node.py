@@ -15,9 +15,8 @@ from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.pause import waiting_under
 from pyadk.events.event import Event
 from pyadk.workflow._base_node import BaseNode
-from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._node_events import NODE_INFO
-from pyadk.workflow._node_run import SetOutput
+from pyadk.workflow._node_run import NodeWaiting, SetOutput
 
 if TYPE_CHECKING:
     from pyadk.workflow._context import Context
@@ -63,10 +62,12 @@ class AgentNode(BaseNode):
                 async with aclosing(agent.run_async(ic)) as events:
                     async for event in events:
                         yield event
-            if run.has_output:
+            if waiting_under(ic, agent):
+                yield NodeWaiting()
+            elif run.has_output:
                 yield SetOutput(run.output)
             return
-        if node_input is not None and node_input is not ic.user_content:
+        if node_input is not None and node_input is not ic.user_content and not ctx.resuming:
             yield _input_event(ctx, node_input)
         answer: Event | None = None
         async with aclosing(agent.run_async(ic)) as events:
@@ -74,13 +75,9 @@ class AgentNode(BaseNode):
                 if _is_answer(event):
                     answer = event
                 yield event
-        if waiting_under(ic, agent):
-            raise WorkflowConfigurationError(
-                f"Agent node {self.name!r} stopped to wait for the client (a long-running "
-                "tool or a tool call held for approval): pausing and resuming a graph "
-                "Workflow is not supported by pyadk."
-            )
-        if answer is not None:
+        if waiting_under(ic, agent):  # paused: resumed when the client answers
+            yield NodeWaiting()
+        elif answer is not None:
             yield SetOutput(_answer_output(agent, answer))
 
 

@@ -23,12 +23,19 @@ class Context(CallbackContext):
     """
 
     def __init__(
-        self, invocation_context: InvocationContext, *, node_name: str, node_path: str, run_id: str
+        self,
+        invocation_context: InvocationContext,
+        *,
+        node_name: str,
+        node_path: str,
+        run_id: str,
+        resuming: bool = False,
     ) -> None:
         super().__init__(invocation_context)
         self.node_name = node_name
         self.node_path = node_path
         self.run_id = run_id
+        self._resuming = resuming
         self._route: RouteValue | list[RouteValue] | None = None
         self._route_sent = False
 
@@ -36,6 +43,11 @@ class Context(CallbackContext):
     def branch(self) -> str | None:
         """The branch the node runs in (None at the root)."""
         return self._invocation_context.branch
+
+    @property
+    def resuming(self) -> bool:
+        """True when this run goes on after a pause (the client answered)."""
+        return self._resuming
 
     @property
     def route(self) -> RouteValue | list[RouteValue] | None:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ from pyadk.workflow._base_node import START
 from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._graph import Graph
 from pyadk.workflow._node_run import NodeResult, NodeRun
+from pyadk.workflow._pause_state import PauseState, WaitingNode, pause_event
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -48,6 +49,12 @@ class GraphRun:
     and waits until the session has each, so a later node sees the state written
     before it. A node triggered again while it runs waits for that run to end.
     The first failure (after retries) cancels the other nodes and is raised.
+
+    A node that ends waiting for the client triggers nothing; the other nodes run
+    on until nothing else can run, then the run writes its pause event and ends
+    (``paused``). Given the ``resume`` state of such a run, the run goes on: the
+    waiting nodes ``resume_node`` selects run again (their run ids kept), the
+    others keep waiting.
     """
 
     def __init__(
@@ -75,13 +82,34 @@ class GraphRun:
         self._runs: dict[str, int] = {}
         self._inbox: asyncio.Queue[tuple[str, Any, Any]] = asyncio.Queue()
         self._closing = False
+        self._started: dict[str, tuple[int, _Trigger]] = {}
+        self.waiting: dict[str, WaitingNode] = {}
+        """The nodes waiting for the client, by name."""
+        self._still_waiting: dict[str, set[str]] = {}
 
-    async def events(self) -> AsyncGenerator[Event, None]:
-        """The nodes' events, in the order the session receives them."""
-        self.outputs[START.name] = self.node_input
-        self.branches[START.name] = self.ic.branch
-        self._trigger_successors(START.name, self.node_input, None, None)
+    @property
+    def paused(self) -> bool:
+        """True when the run ended with nodes waiting for the client."""
+        return bool(self.waiting)
+
+    async def events(
+        self,
+        resume: PauseState | None = None,
+        resume_node: Callable[[str, WaitingNode], bool] | None = None,
+        answered: frozenset[str] = frozenset(),
+    ) -> AsyncGenerator[Event, None]:
+        """The nodes' events, in the order the session receives them.
+
+        With ``resume`` (a paused run's state) the run goes on from it:
+        ``resume_node(name, waiting_node)`` says which waiting nodes run again;
+        ``answered`` are the ids of the calls the client's message answers."""
         try:
+            if resume is None:
+                self.outputs[START.name] = self.node_input
+                self.branches[START.name] = self.ic.branch
+                self._trigger_successors(START.name, self.node_input, None, None)
+            else:
+                self._restore(resume, resume_node or (lambda name, node: False), answered)
             while True:
                 self._start_ready()
                 if not self._running and self._inbox.empty():
@@ -102,6 +130,9 @@ class GraphRun:
                     raise payload
         finally:
             await self._cancel_all()
+        if self.waiting:
+            yield pause_event(self.ic, author=self.name, path=self.path, state=self._pause_state())
+            return
         if len(self.terminal_outputs) > 1:
             raise WorkflowConfigurationError(
                 f"Workflow {self.name!r}: {len(self.terminal_outputs)} terminal nodes "
@@ -115,7 +146,7 @@ class GraphRun:
 
     def _start_ready(self) -> None:
         for name in list(self._triggers):
-            if name in self._running:
+            if name in self._running or name in self.waiting:
                 continue
             if self.max_concurrency is not None and len(self._running) >= self.max_concurrency:
                 return
@@ -125,9 +156,13 @@ class GraphRun:
                 del self._triggers[name]
             self._running[name] = asyncio.create_task(self._run_node(name, trigger))
 
-    async def _run_node(self, name: str, trigger: _Trigger) -> None:
+    async def _run_node(
+        self, name: str, trigger: _Trigger, run_id: int | None = None, resuming: bool = False
+    ) -> None:
         node = self.graph.nodes[name]
-        run_id = self._runs[name] = self._runs.get(name, 0) + 1
+        if run_id is None:
+            run_id = self._runs[name] = self._runs.get(name, 0) + 1
+        self._started[name] = (run_id, trigger)
         path = f"{self.path}/{name}@{run_id}"
         terminal = name in self.graph.terminal_names
         run = NodeRun(
@@ -139,6 +174,7 @@ class GraphRun:
             node_input=trigger.node_input,
             emit=self._emit,
             output_for=[path, self.path] if terminal else None,
+            resuming=resuming,
         )
         try:
             result = await run.run()
@@ -156,6 +192,17 @@ class GraphRun:
         await consumed
 
     def _complete(self, name: str, result: NodeResult) -> None:
+        run_id, trigger = self._started.pop(name)
+        if result.waiting:  # its successors wait for the client's answer
+            carried = self._still_waiting.pop(name, set())
+            self.waiting[name] = WaitingNode(
+                run_id=run_id,
+                branch=trigger.branch,
+                node_input=trigger.node_input,
+                interrupts=carried | result.interrupts,
+            )
+            return
+        self._still_waiting.pop(name, None)
         if result.has_output:
             self.outputs[name] = result.output
             if name in self.graph.terminal_names:
@@ -197,6 +244,58 @@ class GraphRun:
 
     def _fan_out_base(self) -> str:
         return f"{self.ic.branch}.{self.name}" if self.ic.branch else self.name
+
+    # -- pausing and resuming ------------------------------------------------------------
+    def _pause_state(self) -> PauseState:
+        """What the resume of this run needs (outputs: only those still read later)."""
+        kept = set(self.graph.terminal_names) | {
+            source for target in self._joins() for source in self.graph.predecessors(target)
+        }
+        return PauseState(
+            waiting=dict(self.waiting),
+            outputs={n: v for n, v in self.outputs.items() if n in kept and n != START.name},
+            branches={n: b for n, b in self.branches.items() if n != START.name},
+            arrivals={t: set(s) for t, s in self._arrivals.items()},
+            queued={
+                n: [(t.node_input, t.branch) for t in queue] for n, queue in self._triggers.items()
+            },
+            runs=dict(self._runs),
+        )
+
+    def _joins(self) -> list[str]:
+        return [n for n, node in self.graph.nodes.items() if node._requires_all_predecessors]
+
+    def _restore(
+        self,
+        state: PauseState,
+        resume_node: Callable[[str, WaitingNode], bool],
+        answered: frozenset[str],
+    ) -> None:
+        """Takes up a paused run: its state, and the waiting nodes that run again."""
+        self.outputs.update(state.outputs)
+        self.terminal_outputs = {
+            n: v for n, v in state.outputs.items() if n in self.graph.terminal_names
+        }
+        self.branches.update(state.branches)
+        self._arrivals = {t: set(s) for t, s in state.arrivals.items()}
+        self._runs = dict(state.runs)
+        for name, items in state.queued.items():
+            for value, branch in items:
+                self._add_trigger(name, value, branch)
+        for name, waiting in state.waiting.items():
+            if name not in self.graph.nodes:
+                raise WorkflowConfigurationError(
+                    f"Workflow {self.name!r} cannot resume: node {name!r}, which waits for "
+                    "the client, is no longer in its graph."
+                )
+            if not resume_node(name, waiting):
+                self.waiting[name] = waiting
+                continue
+            self._still_waiting[name] = waiting.interrupts - answered
+            trigger = _Trigger(waiting.node_input, waiting.branch)
+            self._running[name] = asyncio.create_task(
+                self._run_node(name, trigger, waiting.run_id, resuming=True)
+            )
 
     async def _cancel_all(self) -> None:
         self._closing = True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pyadk.errors import InvocationStop
@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 
 Emit = Callable[[Event], Awaitable[None]]
 """Hands an event to the workflow; returns once the session has it."""
+
+
+class NodeWaiting:
+    """Yielded by a node whose run ends waiting for the client (an approval, a
+    credential, a long-running call): its successors wait until it is resumed."""
 
 
 class SetOutput:
@@ -38,6 +43,9 @@ class NodeResult:
     has_output: bool = False
     route: Any = None
     branch: str | None = None
+    waiting: bool = False
+    """The run ended waiting for the client; ``interrupts`` are the calls it waits on."""
+    interrupts: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -53,6 +61,8 @@ class NodeRun:
     emit: Emit
     output_for: list[str] | None = None
     """Set for a terminal node: its output is the workflow's output too."""
+    resuming: bool = False
+    """The run goes on from a pause (the client answered what it waited for)."""
 
     async def run(self) -> NodeResult:
         """Runs the node, retrying per its ``retry_config``; raises its last error.
@@ -86,7 +96,13 @@ class NodeRun:
 
     async def _attempt(self) -> NodeResult:
         node = self.node
-        ctx = Context(self.ic, node_name=node.name, node_path=self.path, run_id=self.run_id)
+        ctx = Context(
+            self.ic,
+            node_name=node.name,
+            node_path=self.path,
+            run_id=self.run_id,
+            resuming=self.resuming,
+        )
         result = NodeResult(branch=self.ic.branch)
         if node.timeout is None:
             await self._drive(ctx, result)
@@ -108,7 +124,12 @@ class NodeRun:
                 if item is None:
                     continue
                 if isinstance(item, Event):
+                    if item.long_running_tool_ids:
+                        result.interrupts.update(item.long_running_tool_ids)
                     await self._pass_on(ctx, item)
+                    continue
+                if isinstance(item, NodeWaiting):
+                    result.waiting = True
                     continue
                 if result.has_output:
                     raise WorkflowDataError(

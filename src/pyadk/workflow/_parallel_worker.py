@@ -14,6 +14,7 @@ from pyadk import types
 from pyadk.events.event import Event
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._coercion import content_text
+from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._node_run import NodeResult, NodeRun
 
 if TYPE_CHECKING:
@@ -99,4 +100,9 @@ class ParallelWorker(BaseNode):
                 task.cancel()
             with contextlib.suppress(BaseException):
                 await gathered
+        if any(r.waiting for r in results):
+            raise WorkflowConfigurationError(
+                f"Parallel worker {self.name!r}: an item stopped to wait for the client; "
+                "pausing inside a parallel worker is not supported by pyadk."
+            )
         yield [r.output if r.has_output else None for r in results]

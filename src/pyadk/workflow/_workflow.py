@@ -20,6 +20,7 @@ from pyadk.workflow._graph import Graph
 from pyadk.workflow._graph_parser import parse_edges
 from pyadk.workflow._graph_run import GraphRun
 from pyadk.workflow._graph_validation import build_graph
+from pyadk.workflow._resume import find_resume
 
 
 @dataclass
@@ -98,11 +99,11 @@ class Workflow(BaseAgent):
         return [n.agent for n in self._graph.nodes.values() if isinstance(n, AgentNode)]
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        if holds_resume_target(ctx, [self]):
+        if ctx._counters.recovering and holds_resume_target(ctx, [self]):
             raise WorkflowConfigurationError(
-                f"Workflow {self.name!r} cannot resume an earlier invocation (a client's "
-                "answer or an interrupted run): pyadk's graph Workflow does not support "
-                "resuming; start a new turn instead."
+                f"Workflow {self.name!r} cannot resume an interrupted invocation: pyadk's "
+                "graph Workflow does not support resuming after a crash (only after a "
+                "client's answer); start a new turn instead."
             )
         graph = self._graph
         nested = _nested.get()
@@ -113,6 +114,7 @@ class Workflow(BaseAgent):
             nested, node_input, path = None, ctx.user_content, f"{self.name}@1"
         if graph is None:
             return
+        resume = find_resume(self, ctx, path)
         run = GraphRun(
             name=self.name,
             path=path,
@@ -121,9 +123,15 @@ class Workflow(BaseAgent):
             node_input=node_input,
             max_concurrency=self.max_concurrency,
         )
-        async with aclosing(run.events()) as events:
-            async for event in events:
+        if resume is None:
+            events = run.events()
+        else:
+            events = run.events(resume.state, resume.selects, resume.answered)
+        async with aclosing(events) as stream:
+            async for event in stream:
                 yield event
-        if nested is not None and run.terminal_outputs:
+        if run.paused:  # the workflows and agents above stop here too
+            ctx._counters.waiting.add(self.name)
+        elif nested is not None and run.terminal_outputs:
             nested.output = next(iter(run.terminal_outputs.values()))
             nested.has_output = True

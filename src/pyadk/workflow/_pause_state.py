@@ -1,0 +1,145 @@
+"""The record a paused graph run leaves in the session, and reading it back.
+
+When nodes of a run wait for the client (an approval, a credential, a long-running
+call), the run ends once nothing else can run, and writes one *pause event* (author:
+the workflow; ``custom_metadata["workflow_paused"]``) holding what its resume needs:
+the waiting nodes (run id, branch, input, the ids of the calls they wait on), the
+outputs later nodes may still read (joins' predecessors, terminal nodes), the joins'
+arrivals, queued triggers, branches and run counters. A later invocation whose
+message answers one of those calls resumes the run from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pyadk import types
+from pyadk.events.event import Event
+from pyadk.workflow._node_events import NODE_INFO, node_path
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+
+PAUSED = "workflow_paused"
+_CONTENT = "$content"
+
+
+@dataclass
+class WaitingNode:
+    """A node whose run ended waiting for the client."""
+
+    run_id: int
+    branch: str | None
+    node_input: Any
+    interrupts: set[str] = field(default_factory=set)
+    """The ids of the calls it waits on (their answers resume it)."""
+
+
+@dataclass
+class PauseState:
+    """What a paused run needs to go on (see the module docstring)."""
+
+    waiting: dict[str, WaitingNode] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    branches: dict[str, str | None] = field(default_factory=dict)
+    arrivals: dict[str, set[str]] = field(default_factory=dict)
+    queued: dict[str, list[tuple[Any, str | None]]] = field(default_factory=dict)
+    runs: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "waiting": {
+                name: {
+                    "run_id": w.run_id,
+                    "branch": w.branch,
+                    "input": encode(w.node_input),
+                    "interrupts": sorted(w.interrupts),
+                }
+                for name, w in self.waiting.items()
+            },
+            "outputs": {name: encode(value) for name, value in self.outputs.items()},
+            "branches": dict(self.branches),
+            "arrivals": {name: sorted(sources) for name, sources in self.arrivals.items()},
+            "queued": {
+                name: [{"input": encode(value), "branch": branch} for value, branch in items]
+                for name, items in self.queued.items()
+            },
+            "runs": dict(self.runs),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PauseState:
+        return cls(
+            waiting={
+                name: WaitingNode(
+                    run_id=int(w["run_id"]),
+                    branch=w.get("branch"),
+                    node_input=decode(w.get("input")),
+                    interrupts=set(w.get("interrupts") or ()),
+                )
+                for name, w in (data.get("waiting") or {}).items()
+            },
+            outputs={k: decode(v) for k, v in (data.get("outputs") or {}).items()},
+            branches=dict(data.get("branches") or {}),
+            arrivals={k: set(v) for k, v in (data.get("arrivals") or {}).items()},
+            queued={
+                name: [(decode(item.get("input")), item.get("branch")) for item in items]
+                for name, items in (data.get("queued") or {}).items()
+            },
+            runs={k: int(v) for k, v in (data.get("runs") or {}).items()},
+        )
+
+
+def encode(value: Any) -> Any:
+    """``value`` as stored: a message becomes a tagged dict, the rest stays as is."""
+    if isinstance(value, types.Content):
+        return {_CONTENT: value.model_dump(mode="json", by_alias=True, exclude_none=True)}
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
+    return value
+
+
+def decode(value: Any) -> Any:
+    """The value :func:`encode` stored."""
+    if isinstance(value, dict):
+        if len(value) == 1 and _CONTENT in value:
+            return types.Content.model_validate(value[_CONTENT])
+        return {k: decode(v) for k, v in value.items()}
+    return value
+
+
+def pause_event(ic: InvocationContext, *, author: str, path: str, state: PauseState) -> Event:
+    """The event recording that the run at ``path`` paused in ``state``."""
+    return Event(
+        invocation_id=ic.invocation_id,
+        author=author,
+        branch=ic.branch,
+        custom_metadata={NODE_INFO: {"path": path}, PAUSED: state.to_json()},
+    )
+
+
+def paused_runs(events: list[Event], *, author: str, path: str) -> list[PauseState]:
+    """The pause records of the run at ``path`` of workflow ``author``, latest first."""
+    found = []
+    for event in reversed(events):
+        metadata = event.custom_metadata
+        if (
+            metadata is not None
+            and PAUSED in metadata
+            and event.author == author
+            and node_path(event) == path
+        ):
+            found.append(PauseState.from_json(metadata[PAUSED]))
+    return found
+
+
+def answered_ids(message: types.Content | None) -> set[str]:
+    """The ids of the calls ``message`` answers (function responses)."""
+    if message is None or not message.parts:
+        return set()
+    return {
+        part.function_response.id
+        for part in message.parts
+        if part.function_response is not None and part.function_response.id
+    }

@@ -1,0 +1,67 @@
+"""Deciding whether a workflow run goes on from a pause, and which nodes run again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pyadk.agents.pause import holds_resume_target
+from pyadk.workflow._agent_node import AgentNode
+from pyadk.workflow._errors import WorkflowConfigurationError
+from pyadk.workflow._pause_state import PauseState, WaitingNode, answered_ids, paused_runs
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.workflow._graph import Graph
+    from pyadk.workflow._workflow import Workflow
+
+
+@dataclass
+class Resume:
+    """A paused run to go on with, and what the client's message answers."""
+
+    state: PauseState
+    graph: Graph
+    answered: frozenset[str]
+    targets: set[str] = field(default_factory=set)
+
+    def selects(self, name: str, waiting: WaitingNode) -> bool:
+        """True when waiting node ``name`` runs again: the message answers one of its
+        calls, or (an agent node) the Runner resumes an agent inside it."""
+        if waiting.interrupts & self.answered:
+            return True
+        node = self.graph.nodes[name]
+        return isinstance(node, AgentNode) and any(
+            node.agent.find_agent(target) is not None for target in self.targets
+        )
+
+    def selects_any(self) -> bool:
+        return any(self.selects(name, w) for name, w in self.state.waiting.items())
+
+
+def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume | None:
+    """The paused run of ``workflow`` at ``path`` this invocation goes on with (None:
+    a new run). Raises WorkflowConfigurationError when the Runner resumes an agent
+    inside the workflow but no paused run of it waits for that answer."""
+    graph = workflow.graph
+    targets = ctx._counters.resume_targets
+    held = holds_resume_target(ctx, [workflow])
+    answered = frozenset(answered_ids(ctx.user_content))
+    if graph is None or (not held and not answered):
+        return None
+    targets.discard(workflow.name)  # reached: its own resume ends here
+    records = paused_runs(ctx.session.events, author=workflow.name, path=path)
+    for state in records:  # latest first: the run waiting on an answered call
+        resume = Resume(state, graph, answered, set(targets))
+        if any(w.interrupts & answered for w in state.waiting.values()):
+            return resume
+    if held and records:
+        resume = Resume(records[0], graph, answered, set(targets))
+        if resume.selects_any():
+            return resume
+    if held:
+        raise WorkflowConfigurationError(
+            f"Workflow {workflow.name!r} cannot resume: no paused run of it (at "
+            f"{path!r}) waits for the client's answer in this message."
+        )
+    return None

@@ -1,0 +1,320 @@
+"""A graph Workflow pauses while a node's agent waits for the client (an approval, a
+long-running call, a credential) and resumes at that node when the client answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from wf_support import outputs, paths
+
+from pyadk import types
+from pyadk.agents import LlmAgent, SequentialAgent
+from pyadk.auth.auth_schemes import APIKey
+from pyadk.auth.auth_tool import AuthConfig
+from pyadk.auth.credential_manager import CredentialManager
+from pyadk.auth.credential_service import InMemoryCredentialService
+from pyadk.events import Event
+from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
+from pyadk.models import LlmRequest
+from pyadk.runners import Runner
+from pyadk.sessions.sqlite_session_service import SqliteSessionService
+from pyadk.testing import FunctionModel, TestRunner, function_call
+from pyadk.tools import FunctionTool, LongRunningFunctionTool, ToolContext
+from pyadk.tools.tool_confirmation import confirmation_answer, confirmation_requests
+from pyadk.workflow import START, JoinNode, Workflow, WorkflowConfigurationError, node
+
+
+class Ledger:
+    """What ran: function nodes, payments, and what each payer's model saw."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+        self.paid: list[int] = []
+        self.seen: list[list[Any]] = []
+
+    def step(self, name: str, result: str | None = "", quiet: bool = False) -> Any:
+        def run(node_input: Any) -> Any:
+            self.ran.append(name)
+            return None if quiet else result or f"{name} done"
+
+        return node(run, name=name)
+
+    def payer(self, name: str = "payer", amount: int = 500) -> LlmAgent:
+        def pay(amount: int) -> dict[str, Any]:
+            """Pays."""
+            self.paid.append(amount)
+            return {"paid": amount}
+
+        def reply(request: LlmRequest) -> Any:
+            self.seen.append([_part(p) for c in request.contents for p in c.parts or []])
+            response = request.contents[-1].parts[0].function_response
+            if response is not None:
+                return f"{name}: {response.response}"
+            return function_call("pay", {"amount": amount})
+
+        tool = FunctionTool(pay, require_confirmation=True)
+        return LlmAgent(name=name, model=FunctionModel(reply), tools=[tool])
+
+
+def _part(part: types.Part) -> Any:
+    if part.function_call is not None:
+        return ("call", part.function_call.name)
+    if part.function_response is not None:
+        return ("result", part.function_response.name)
+    return part.text
+
+
+def requests_in(events: list[Event]) -> list[types.FunctionCall]:
+    return [r for e in events for r in confirmation_requests(e)]
+
+
+async def approve(runner: TestRunner, events: list[Event], confirmed: bool = True) -> list[Event]:
+    [request] = requests_in(events)
+    return await runner.run(confirmation_answer(request, confirmed=confirmed))
+
+
+def pause_records(events: list[Event]) -> list[dict[str, Any]]:
+    return [
+        e.custom_metadata["workflow_paused"]
+        for e in events
+        if e.custom_metadata and "workflow_paused" in e.custom_metadata
+    ]
+
+
+async def test_an_approved_call_runs_and_the_graph_goes_on_without_rerunning_earlier_nodes():
+    ledger = Ledger()
+    payer = ledger.payer()
+    wf = Workflow(
+        name="wf", edges=[(START, ledger.step("before", "pay 500"), payer, ledger.step("after"))]
+    )
+    runner = TestRunner(wf)
+    first = await runner.run("go")
+    assert ledger.ran == ["before"] and ledger.paid == []
+    assert len(requests_in(first)) == 1
+    [record] = pause_records(first)  # the turn ends with the pause record
+    assert first[-1].author == "wf" and list(record["waiting"]) == ["payer"]
+
+    resumed = await approve(runner, first)
+    assert ledger.paid == [500]
+    assert ledger.ran == ["before", "after"]  # "before" is not run again
+    assert outputs(resumed) == [("after", "after done")]
+    assert paths(resumed) == ["wf@1/after@1"]
+    assert [(e.author, e.text) for e in resumed if e.text] == [("payer", "payer: {'paid': 500}")]
+    # The resumed node sees its own input, its call and the result (single-turn).
+    assert ledger.seen[-1] == ["pay 500", ("call", "pay"), ("result", "pay")]
+    assert pause_records(resumed) == []
+
+
+async def test_a_rejected_call_is_refused_and_the_graph_goes_on():
+    ledger = Ledger()
+    wf = Workflow(name="wf", edges=[(START, ledger.payer(), ledger.step("after"))])
+    runner = TestRunner(wf)
+    resumed = await approve(runner, await runner.run("go"), confirmed=False)
+    assert ledger.paid == [] and ledger.ran == ["after"]
+    [answer] = [e.text for e in resumed if e.author == "payer" and e.text]
+    assert "rejected" in answer
+
+
+async def test_a_long_running_tool_answered_later_resumes_its_node():
+    asked: list[int] = []
+
+    def ask_manager(amount: int) -> None:
+        """Asks a manager; the answer comes later."""
+        asked.append(amount)
+
+    def reply(request: LlmRequest) -> Any:
+        response = request.contents[-1].parts[0].function_response
+        if response is not None:
+            return f"manager said {response.response['verdict']}"
+        return function_call("ask_manager", {"amount": 40})
+
+    approver = LlmAgent(
+        name="approver", model=FunctionModel(reply), tools=[LongRunningFunctionTool(ask_manager)]
+    )
+
+    def refund(node_input: str) -> str:
+        return f"refund: {node_input}"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, approver, refund)]))
+    first = await runner.run("refund 40")
+    [call] = [c for e in first for c in e.get_function_calls()]
+    assert asked == [40] and outputs(first) == []
+    result = types.FunctionResponse(id=call.id, name="ask_manager", response={"verdict": "yes"})
+    resumed = await runner.run(
+        types.Content(role="user", parts=[types.Part(function_response=result)])
+    )
+    assert outputs(resumed) == [("refund", "refund: manager said yes")]
+    assert asked == [40]  # the tool is not called again
+
+
+KEY = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Api-Key"}))
+
+
+async def test_a_credential_request_pauses_the_graph_until_the_key_comes():
+    keys: list[str] = []
+
+    async def forecast(city: str, tool_context: ToolContext) -> dict[str, Any]:
+        """The weather in a city."""
+        credential = await CredentialManager(KEY).get_auth_credential(tool_context)
+        if credential is None:
+            tool_context.request_credential(KEY)
+            return {"pending": True}
+        assert credential.api_key is not None
+        keys.append(credential.api_key)
+        return {"city": city, "sky": "clear"}
+
+    def reply(request: LlmRequest) -> Any:
+        response = request.contents[-1].parts[0].function_response
+        if response is not None:
+            return f"sky is {response.response['sky']}"
+        return function_call("forecast", {"city": "Paris"})
+
+    weather = LlmAgent(name="weather", model=FunctionModel(reply), tools=[FunctionTool(forecast)])
+    ran: list[str] = []
+
+    def report(node_input: str) -> str:
+        ran.append(node_input)
+        return f"report: {node_input}"
+
+    runner = Runner(
+        app_name="app",
+        agent=Workflow(name="wf", edges=[(START, weather, report)]),
+        session_service=SqliteSessionService(":memory:"),
+        credential_service=InMemoryCredentialService(),
+        auto_create_session=True,
+    )
+
+    async def turn(message: types.Content) -> list[Event]:
+        events = runner.run_async(user_id="u", session_id="s", new_message=message)
+        return [e async for e in events]
+
+    first = await turn(types.UserContent("weather?"))
+    [request] = [
+        c for e in first for c in e.get_function_calls() if c.name == REQUEST_EUC_FUNCTION_CALL_NAME
+    ]
+    assert ran == [] and keys == []
+    config = dict(request.args["authConfig"])
+    config["exchangedAuthCredential"] = {"authType": "apiKey", "apiKey": "k-1"}
+    answer = types.FunctionResponse(id=request.id, name=request.name, response=config)
+    resumed = await turn(types.Content(role="user", parts=[types.Part(function_response=answer)]))
+    assert keys == ["k-1"] and ran == ["sky is clear"]
+    assert outputs(resumed) == [("report", "report: sky is clear")]
+
+
+def fan_out(ledger: Ledger, *payers: LlmAgent) -> Workflow:
+    """START -> prepare -> (payers..., other) -> join -> summary, and other -> note."""
+    join = JoinNode(name="join")
+    other = ledger.step("other")
+
+    def summary(node_input: dict[str, Any]) -> str:
+        ledger.ran.append("summary")
+        return ", ".join(f"{k}={v}" for k, v in sorted(node_input.items()))
+
+    return Workflow(
+        name="wf",
+        edges=[
+            (START, ledger.step("prepare"), (*payers, other), join, summary),
+            (other, ledger.step("note", quiet=True)),
+        ],
+    )
+
+
+async def test_a_pause_in_one_branch_lets_the_other_branches_finish():
+    ledger = Ledger()
+    runner = TestRunner(fan_out(ledger, ledger.payer()))
+    first = await runner.run("go")
+    # The other branch ran to its end (note included); the join and summary wait.
+    assert sorted(ledger.ran) == ["note", "other", "prepare"]
+    resumed = await approve(runner, first)
+    assert sorted(ledger.ran) == ["note", "other", "prepare", "summary"]  # nothing rerun
+    assert outputs(resumed)[-1] == ("summary", "other=other done, payer=payer: {'paid': 500}")
+    assert ledger.paid == [500]
+
+
+async def test_two_waiting_branches_each_resume_and_the_join_waits_for_both():
+    ledger = Ledger()
+    runner = TestRunner(fan_out(ledger, ledger.payer("rent", 900), ledger.payer("tax", 300)))
+    first = requests_in(await runner.run("go"))
+    by_amount = {r.args["originalFunctionCall"]["args"]["amount"]: r for r in first}
+    second = await runner.run(confirmation_answer(by_amount[900], confirmed=True))
+    assert ledger.paid == [900] and "summary" not in ledger.ran
+    [record] = pause_records(second)  # tax still waits
+    assert list(record["waiting"]) == ["tax"]
+    third = await runner.run(confirmation_answer(by_amount[300], confirmed=True))
+    assert sorted(ledger.paid) == [300, 900] and ledger.ran.count("summary") == 1
+    assert outputs(third)[-1] == (
+        "summary",
+        "other=other done, rent=rent: {'paid': 900}, tax=tax: {'paid': 300}",
+    )
+
+
+async def test_a_paused_run_resumes_after_a_restart_on_sqlite(tmp_path: Path):
+    db = str(tmp_path / "sessions.db")
+
+    def make_runner(ledger: Ledger) -> Runner:
+        return Runner(
+            app_name="app",
+            agent=fan_out(ledger, ledger.payer()),
+            session_service=SqliteSessionService(db),
+            auto_create_session=True,
+        )
+
+    async def turn(runner: Runner, message: types.Content) -> list[Event]:
+        events = runner.run_async(user_id="u", session_id="s", new_message=message)
+        return [e async for e in events]
+
+    first_ledger = Ledger()
+    first = await turn(make_runner(first_ledger), types.UserContent("go"))
+    [request] = requests_in(first)
+    # A new process: new agents and services, the same database file.
+    ledger = Ledger()
+    resumed = await turn(make_runner(ledger), confirmation_answer(request, confirmed=True))
+    assert ledger.paid == [500] and ledger.ran == ["summary"]  # nothing else rerun
+    assert outputs(resumed)[-1] == ("summary", "other=other done, payer=payer: {'paid': 500}")
+
+
+async def test_a_workflow_nested_in_a_workflow_and_in_a_sequence_pauses_them_too():
+    ledger = Ledger()
+    inner = Workflow(name="inner", edges=[(START, ledger.step("a", "pay"), ledger.payer())])
+
+    def wrap(node_input: str) -> str:
+        ledger.ran.append("wrap")
+        return f"[{node_input}]"
+
+    outer = Workflow(name="outer", edges=[(START, ledger.step("first"), inner, wrap)])
+
+    def closing(request: LlmRequest) -> str:
+        ledger.ran.append("closing")
+        return "bye"
+
+    flow = SequentialAgent(
+        name="flow", sub_agents=[outer, LlmAgent(name="closer", model=FunctionModel(closing))]
+    )
+    runner = TestRunner(flow)
+    first = await runner.run("go")
+    assert ledger.ran == ["first", "a"]
+    resumed = await approve(runner, first)
+    assert ledger.ran == ["first", "a", "wrap", "closing"]
+    assert ("wrap", "[payer: {'paid': 500}]") in outputs(resumed)
+
+
+async def test_a_new_message_instead_of_an_answer_starts_a_new_run():
+    ledger = Ledger()
+    wf = Workflow(name="wf", edges=[(START, ledger.step("before"), ledger.payer())])
+    runner = TestRunner(wf)
+    await runner.run("go")
+    await runner.run("something else")
+    assert ledger.ran == ["before", "before"] and ledger.paid == []
+
+
+async def test_a_pause_inside_a_parallel_worker_fails_clearly():
+    ledger = Ledger()
+
+    def items(node_input: Any) -> list[int]:
+        return [1, 2]
+
+    wf = Workflow(name="wf", edges=[(START, items, node(ledger.payer(), parallel_worker=True))])
+    with pytest.raises(WorkflowConfigurationError, match="parallel worker"):
+        await TestRunner(wf).run("go")
