@@ -16,14 +16,29 @@ __all__ = [
     "AgentTool",
     "BaseTool",
     "BaseToolset",
+    "ExampleTool",
     "FunctionTool",
     "LongRunningFunctionTool",
     "ToolConfirmation",
     "ToolContext",
     "ToolPredicate",
     "exit_loop",
+    "get_user_choice",
     "load_artifacts",
     "load_memory",
     "preload_memory",
     "transfer_to_agent",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Loaded on first use: most agents need neither (and the import stays light).
+    if name == "ExampleTool":
+        from pyadk.tools.example_tool import ExampleTool
+
+        return ExampleTool
+    if name == "get_user_choice":
+        from pyadk.tools.get_user_choice_tool import get_user_choice_tool
+
+        return get_user_choice_tool
+    raise AttributeError(f"module 'pyadk.tools' has no attribute {name!r}")
