@@ -174,8 +174,21 @@ def _has_content(event: Event) -> bool:
 
 
 def _current_turn_start(events: list[Event], agent_name: str) -> int:
+    """Where the current turn begins: the latest event of someone else, unless it is a
+    result the client posted back (a long-running call's): the turn then reaches back
+    to the call it answers, as in google-adk."""
+    calls = {c.id for e in events for c in e.get_function_calls() if c.id}
+    unmatched: set[str] = set()
     for index in range(len(events) - 1, -1, -1):
-        if events[index].author != agent_name:
+        event = events[index]
+        if unmatched:
+            unmatched.difference_update(c.id for c in event.get_function_calls())
+        if event.author == "user":
+            posted = {r.id for r in event.get_function_responses() if r.id in calls}
+            if posted:
+                unmatched |= posted
+                continue
+        if not unmatched and event.author != agent_name:
             return index
     return 0
 
