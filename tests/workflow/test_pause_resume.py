@@ -23,7 +23,17 @@ from pyadk.sessions.sqlite_session_service import SqliteSessionService
 from pyadk.testing import FunctionModel, TestRunner, function_call
 from pyadk.tools import FunctionTool, LongRunningFunctionTool, ToolContext
 from pyadk.tools.tool_confirmation import confirmation_answer, confirmation_requests
-from pyadk.workflow import START, JoinNode, Workflow, WorkflowConfigurationError, node
+from pyadk.workflow import (
+    REQUEST_INPUT_FUNCTION_CALL_NAME,
+    START,
+    Context,
+    JoinNode,
+    RequestInput,
+    Workflow,
+    WorkflowConfigurationError,
+    WorkflowDataError,
+    node,
+)
 
 
 class Ledger:
@@ -124,7 +134,10 @@ async def test_a_long_running_tool_answered_later_resumes_its_node():
         """Asks a manager; the answer comes later."""
         asked.append(amount)
 
+    seen: list[list[Any]] = []
+
     def reply(request: LlmRequest) -> Any:
+        seen.append([_part(p) for c in request.contents for p in c.parts or []])
         response = request.contents[-1].parts[0].function_response
         if response is not None:
             return f"manager said {response.response['verdict']}"
@@ -147,6 +160,8 @@ async def test_a_long_running_tool_answered_later_resumes_its_node():
     )
     assert outputs(resumed) == [("refund", "refund: manager said yes")]
     assert asked == [40]  # the tool is not called again
+    # The single-turn node's turn reaches back to the call the posted result answers.
+    assert seen[-1] == ["refund 40", ("call", "ask_manager"), ("result", "ask_manager")]
 
 
 KEY = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Api-Key"}))
@@ -318,3 +333,107 @@ async def test_a_pause_inside_a_parallel_worker_fails_clearly():
     wf = Workflow(name="wf", edges=[(START, items, node(ledger.payer(), parallel_worker=True))])
     with pytest.raises(WorkflowConfigurationError, match="parallel worker"):
         await TestRunner(wf).run("go")
+
+
+def answer_input(request: types.FunctionCall, value: Any) -> types.Content:
+    """The client's answer to an ``adk_request_input`` call."""
+    response = types.FunctionResponse(id=request.id, name=request.name, response=value)
+    return types.Content(role="user", parts=[types.Part(function_response=response)])
+
+
+def input_requests(events: list[Event]) -> list[types.FunctionCall]:
+    return [
+        c
+        for e in events
+        for c in e.get_function_calls()
+        if c.name == REQUEST_INPUT_FUNCTION_CALL_NAME
+    ]
+
+
+async def test_a_function_node_asks_for_input_and_the_answer_becomes_its_output():
+    ran: list[Any] = []
+
+    def how_many(node_input: str) -> RequestInput:
+        ran.append("asked")
+        return RequestInput(message="How many seats?", response_schema=int, payload={"max": 9})
+
+    def book(node_input: int) -> str:
+        ran.append(node_input)
+        return f"booked {node_input}"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, how_many, book)]))
+    first = await runner.run("book a table")
+    [request] = input_requests(first)
+    [event] = [e for e in first if e.get_function_calls()]
+    assert event.author == "wf" and event.long_running_tool_ids == {request.id}
+    assert request.args == {
+        "interruptId": request.id,
+        "payload": {"max": 9},
+        "message": "How many seats?",
+        "response_schema": {"type": "integer"},
+    }
+    resumed = await runner.run(answer_input(request, {"result": "4"}))
+    assert ran == ["asked", 4]  # the asking node is not run again
+    assert outputs(resumed) == [("how_many", 4), ("book", "booked 4")]
+
+
+async def test_a_node_rerun_on_resume_gets_the_answers_in_resume_inputs():
+    runs: list[dict[str, Any]] = []
+
+    @node(rerun_on_resume=True)
+    async def signup(ctx: Context) -> Any:
+        runs.append(dict(ctx.resume_inputs))
+        if "name" not in ctx.resume_inputs:
+            yield RequestInput(interrupt_id="name", message="Your name?")
+            return
+        yield f"welcome {ctx.resume_inputs['name']}"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, signup)]))
+    [request] = input_requests(await runner.run("hi"))
+    resumed = await runner.run(answer_input(request, {"result": "Ada"}))
+    assert runs == [{}, {"name": "Ada"}]
+    assert outputs(resumed) == [("signup", "welcome Ada")]
+
+
+async def test_a_node_asking_twice_waits_for_both_answers():
+    def contact(node_input: Any) -> Any:
+        yield RequestInput(interrupt_id="email", message="Email?")
+        yield RequestInput(interrupt_id="phone", message="Phone?", response_schema=str)
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, contact)]))
+    email, phone = input_requests(await runner.run("go"))
+    second = await runner.run(answer_input(phone, {"result": "0123"}))
+    assert outputs(second) == [] and pause_records(second)  # still waits for the email
+    third = await runner.run(answer_input(email, {"result": "a@b.c"}))
+    assert outputs(third) == [("contact", {"phone": "0123", "email": "a@b.c"})]
+
+
+async def test_an_answer_that_does_not_fit_the_schema_fails_clearly():
+    def age(node_input: Any) -> RequestInput:
+        return RequestInput(message="Age?", response_schema=int)
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, age)]))
+    [request] = input_requests(await runner.run("go"))
+    with pytest.raises(WorkflowDataError, match="does not fit"):
+        await runner.run(answer_input(request, {"result": "old"}))
+
+
+async def test_a_request_for_input_inside_a_sequence_pauses_it():
+    said: list[str] = []
+
+    def ask(node_input: Any) -> RequestInput:
+        return RequestInput(message="Topic?")
+
+    def closing(request: LlmRequest) -> str:
+        said.append("closer")
+        return "bye"
+
+    wf = Workflow(name="wf", edges=[(START, ask)])
+    flow = SequentialAgent(
+        name="flow", sub_agents=[wf, LlmAgent(name="closer", model=FunctionModel(closing))]
+    )
+    runner = TestRunner(flow)
+    [request] = input_requests(await runner.run("go"))
+    assert said == []
+    resumed = await runner.run(answer_input(request, {"result": "tea"}))
+    assert outputs(resumed) == [("ask", "tea")] and said == ["closer"]

@@ -19,11 +19,13 @@ from pyadk.workflow._join_node import JoinNode
 from pyadk.workflow._node import Node, node
 from pyadk.workflow._node_events import has_output, node_output, node_path, node_route
 from pyadk.workflow._parallel_worker import ParallelWorker
+from pyadk.workflow._request_input import REQUEST_INPUT_FUNCTION_CALL_NAME, RequestInput
 from pyadk.workflow._retry_config import RetryConfig
 from pyadk.workflow._workflow import Workflow
 
 __all__ = [
     "DEFAULT_ROUTE",
+    "REQUEST_INPUT_FUNCTION_CALL_NAME",
     "START",
     "AgentNode",
     "BaseNode",
@@ -36,6 +38,7 @@ __all__ = [
     "Node",
     "NodeTimeoutError",
     "ParallelWorker",
+    "RequestInput",
     "RetryConfig",
     "RouteValue",
     "Workflow",

@@ -36,6 +36,9 @@ class BaseNode(BaseModel):
     """Runs the node again when it fails (None: no retry)."""
     timeout: float | None = Field(default=None, gt=0)
     """Seconds a run may take before it fails with NodeTimeoutError (None: no limit)."""
+    rerun_on_resume: bool = False
+    """After the client answers a ``RequestInput`` of the node, run the node again
+    (the answers in ``ctx.resume_inputs``) instead of taking the answer as its output."""
 
     @field_validator("name")
     @classmethod

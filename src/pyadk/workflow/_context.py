@@ -30,12 +30,14 @@ class Context(CallbackContext):
         node_path: str,
         run_id: str,
         resuming: bool = False,
+        resume_inputs: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(invocation_context)
         self.node_name = node_name
         self.node_path = node_path
         self.run_id = run_id
         self._resuming = resuming
+        self._resume_inputs = dict(resume_inputs or {})
         self._route: RouteValue | list[RouteValue] | None = None
         self._route_sent = False
 
@@ -48,6 +50,12 @@ class Context(CallbackContext):
     def resuming(self) -> bool:
         """True when this run goes on after a pause (the client answered)."""
         return self._resuming
+
+    @property
+    def resume_inputs(self) -> dict[str, Any]:
+        """The client's answers to this node's ``RequestInput`` s, by interrupt id
+        (for a node rerun on resume)."""
+        return self._resume_inputs
 
     @property
     def route(self) -> RouteValue | list[RouteValue] | None:

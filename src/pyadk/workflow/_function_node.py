@@ -132,5 +132,6 @@ def _as_output(value: Any) -> Any:
 def _is_passthrough(value: BaseModel) -> bool:
     from pyadk import types
     from pyadk.events.event import Event
+    from pyadk.workflow._request_input import RequestInput
 
-    return isinstance(value, (Event, types.Content))
+    return isinstance(value, (Event, types.Content, RequestInput))

@@ -11,11 +11,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions
+from pyadk.workflow._agent_node import AgentNode
 from pyadk.workflow._base_node import START
 from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._graph import Graph
+from pyadk.workflow._node_events import node_event
 from pyadk.workflow._node_run import NodeResult, NodeRun
 from pyadk.workflow._pause_state import PauseState, WaitingNode, pause_event
+from pyadk.workflow._request_input import answer_value
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -27,6 +31,23 @@ logger = logging.getLogger(__name__)
 class _Trigger:
     node_input: Any
     branch: str | None
+
+
+def _answered(waiting: WaitingNode, answers: dict[str, Any]) -> WaitingNode:
+    """``waiting`` with the answers to its input requests that ``answers`` (the
+    client's function responses) bring, read against each request's schema."""
+    given = dict(waiting.answers)
+    for request_id, schema in waiting.requests.items():
+        if request_id in answers:
+            given[request_id] = answer_value(answers[request_id], schema)
+    return WaitingNode(
+        run_id=waiting.run_id,
+        branch=waiting.branch,
+        node_input=waiting.node_input,
+        interrupts={i for i in waiting.interrupts if i not in answers},
+        requests=dict(waiting.requests),
+        answers=given,
+    )
 
 
 def _common_branch(branches: list[str | None]) -> str | None:
@@ -85,7 +106,8 @@ class GraphRun:
         self._started: dict[str, tuple[int, _Trigger]] = {}
         self.waiting: dict[str, WaitingNode] = {}
         """The nodes waiting for the client, by name."""
-        self._still_waiting: dict[str, set[str]] = {}
+        self._carried: dict[str, WaitingNode] = {}
+        """What a resumed node still waits for, should its run end waiting again."""
 
     @property
     def paused(self) -> bool:
@@ -96,20 +118,20 @@ class GraphRun:
         self,
         resume: PauseState | None = None,
         resume_node: Callable[[str, WaitingNode], bool] | None = None,
-        answered: frozenset[str] = frozenset(),
+        answers: dict[str, Any] | None = None,
     ) -> AsyncGenerator[Event, None]:
         """The nodes' events, in the order the session receives them.
 
         With ``resume`` (a paused run's state) the run goes on from it:
-        ``resume_node(name, waiting_node)`` says which waiting nodes run again;
-        ``answered`` are the ids of the calls the client's message answers."""
+        ``resume_node(name, waiting_node)`` says which waiting nodes go on;
+        ``answers`` are the client's function responses by call id."""
         try:
             if resume is None:
                 self.outputs[START.name] = self.node_input
                 self.branches[START.name] = self.ic.branch
                 self._trigger_successors(START.name, self.node_input, None, None)
             else:
-                self._restore(resume, resume_node or (lambda name, node: False), answered)
+                self._restore(resume, resume_node or (lambda name, node: False), answers or {})
             while True:
                 self._start_ready()
                 if not self._running and self._inbox.empty():
@@ -157,7 +179,12 @@ class GraphRun:
             self._running[name] = asyncio.create_task(self._run_node(name, trigger))
 
     async def _run_node(
-        self, name: str, trigger: _Trigger, run_id: int | None = None, resuming: bool = False
+        self,
+        name: str,
+        trigger: _Trigger,
+        run_id: int | None = None,
+        resuming: bool = False,
+        resume_inputs: dict[str, Any] | None = None,
     ) -> None:
         node = self.graph.nodes[name]
         if run_id is None:
@@ -175,6 +202,7 @@ class GraphRun:
             emit=self._emit,
             output_for=[path, self.path] if terminal else None,
             resuming=resuming,
+            resume_inputs=resume_inputs,
         )
         try:
             result = await run.run()
@@ -193,16 +221,17 @@ class GraphRun:
 
     def _complete(self, name: str, result: NodeResult) -> None:
         run_id, trigger = self._started.pop(name)
+        carried = self._carried.pop(name, None)
         if result.waiting:  # its successors wait for the client's answer
-            carried = self._still_waiting.pop(name, set())
             self.waiting[name] = WaitingNode(
                 run_id=run_id,
                 branch=trigger.branch,
                 node_input=trigger.node_input,
-                interrupts=carried | result.interrupts,
+                interrupts=result.interrupts | (carried.interrupts if carried else set()),
+                requests={**(carried.requests if carried else {}), **result.requests},
+                answers=dict(carried.answers) if carried else {},
             )
             return
-        self._still_waiting.pop(name, None)
         if result.has_output:
             self.outputs[name] = result.output
             if name in self.graph.terminal_names:
@@ -269,9 +298,9 @@ class GraphRun:
         self,
         state: PauseState,
         resume_node: Callable[[str, WaitingNode], bool],
-        answered: frozenset[str],
+        answers: dict[str, Any],
     ) -> None:
-        """Takes up a paused run: its state, and the waiting nodes that run again."""
+        """Takes up a paused run: its state, and the waiting nodes that go on."""
         self.outputs.update(state.outputs)
         self.terminal_outputs = {
             n: v for n, v in state.outputs.items() if n in self.graph.terminal_names
@@ -288,14 +317,60 @@ class GraphRun:
                     f"Workflow {self.name!r} cannot resume: node {name!r}, which waits for "
                     "the client, is no longer in its graph."
                 )
-            if not resume_node(name, waiting):
+            if resume_node(name, waiting):
+                self._go_on(name, _answered(waiting, answers))
+            else:
                 self.waiting[name] = waiting
-                continue
-            self._still_waiting[name] = waiting.interrupts - answered
-            trigger = _Trigger(waiting.node_input, waiting.branch)
+
+    def _go_on(self, name: str, waiting: WaitingNode) -> None:
+        """Resumes waiting node ``name``: an agent node (or a node rerun on resume) runs
+        again; a node that asked for input outputs the answer once all its requests
+        have one."""
+        node = self.graph.nodes[name]
+        pending = waiting.interrupts
+        rerun = isinstance(node, AgentNode) or node.rerun_on_resume
+        if not rerun and any(i not in waiting.answers for i in waiting.requests):
+            self.waiting[name] = waiting  # asked for more than was answered
+            return
+        trigger = _Trigger(waiting.node_input, waiting.branch)
+        if not rerun:
+            values = list(waiting.answers.values())
+            output = values[0] if len(values) == 1 else dict(waiting.answers)
             self._running[name] = asyncio.create_task(
-                self._run_node(name, trigger, waiting.run_id, resuming=True)
+                self._answer(name, trigger, waiting.run_id, output)
             )
+            return
+        self._carried[name] = WaitingNode(
+            run_id=waiting.run_id,
+            branch=waiting.branch,
+            node_input=waiting.node_input,
+            interrupts=set(pending),
+            requests={i: v for i, v in waiting.requests.items() if i not in waiting.answers},
+            answers=dict(waiting.answers),
+        )
+        self._running[name] = asyncio.create_task(
+            self._run_node(
+                name, trigger, waiting.run_id, resuming=True, resume_inputs=waiting.answers
+            )
+        )
+
+    async def _answer(self, name: str, trigger: _Trigger, run_id: int, output: Any) -> None:
+        """Ends node ``name``'s paused run with the client's answer as its output."""
+        self._started[name] = (run_id, trigger)
+        path = f"{self.path}/{name}@{run_id}"
+        terminal = name in self.graph.terminal_names
+        event = node_event(
+            self.ic.model_copy(update={"branch": trigger.branch}),
+            author=self.name,
+            path=path,
+            actions=EventActions(),
+            output=output,
+            with_output=True,
+            output_for=[path, self.path] if terminal else None,
+        )
+        await self._emit(event)
+        result = NodeResult(output=output, has_output=True, branch=trigger.branch)
+        self._inbox.put_nowait(("done", name, result))
 
     async def _cancel_all(self) -> None:
         self._closing = True

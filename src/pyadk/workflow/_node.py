@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 _UNSUPPORTED = (
     "auth_config",
     "require_confirmation",
-    "rerun_on_resume",
     "parameter_binding",
 )
 
@@ -54,11 +53,12 @@ def node(
     timeout: float | None = None,
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
+    rerun_on_resume: bool | None = None,
     **unsupported: Any,
 ) -> Any:
     """Makes a node of a function (or agent, or node), optionally renamed or with
-    ``retry_config`` / ``timeout``; ``parallel_worker=True`` runs it once per item
-    of its list input (:class:`ParallelWorker`).
+    ``retry_config`` / ``timeout`` / ``rerun_on_resume``; ``parallel_worker=True``
+    runs it once per item of its list input (:class:`ParallelWorker`).
 
     Use as ``@node``, ``@node(...)`` or ``node(func_or_agent, name=...)``. A node
     given here is copied, so the original keeps its settings.
@@ -83,6 +83,7 @@ def node(
                 timeout=timeout,
                 parallel_worker=parallel_worker,
                 max_parallel_workers=max_parallel_workers,
+                rerun_on_resume=rerun_on_resume,
             )
 
         return decorate
@@ -93,6 +94,8 @@ def node(
         update["retry_config"] = retry_config
     if timeout is not None:
         update["timeout"] = timeout
+    if rerun_on_resume is not None:
+        update["rerun_on_resume"] = rerun_on_resume
     if _is_plain_callable(node_like):  # named here: a lambda has no usable name
         built: BaseNode = FunctionNode(node_like, **update)
     else:

@@ -14,6 +14,7 @@ from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._context import Context
 from pyadk.workflow._errors import NodeTimeoutError, WorkflowDataError
 from pyadk.workflow._node_events import error_event, node_event
+from pyadk.workflow._request_input import RequestInput, json_schema, request_event
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -46,6 +47,8 @@ class NodeResult:
     waiting: bool = False
     """The run ended waiting for the client; ``interrupts`` are the calls it waits on."""
     interrupts: set[str] = field(default_factory=set)
+    requests: dict[str, Any] = field(default_factory=dict)
+    """Its RequestInput ids, each with its answer's JSON schema."""
 
 
 @dataclass
@@ -63,6 +66,8 @@ class NodeRun:
     """Set for a terminal node: its output is the workflow's output too."""
     resuming: bool = False
     """The run goes on from a pause (the client answered what it waited for)."""
+    resume_inputs: dict[str, Any] | None = None
+    """The answers to the node's ``RequestInput`` s (``ctx.resume_inputs``)."""
 
     async def run(self) -> NodeResult:
         """Runs the node, retrying per its ``retry_config``; raises its last error.
@@ -102,6 +107,7 @@ class NodeRun:
             node_path=self.path,
             run_id=self.run_id,
             resuming=self.resuming,
+            resume_inputs=self.resume_inputs,
         )
         result = NodeResult(branch=self.ic.branch)
         if node.timeout is None:
@@ -131,6 +137,9 @@ class NodeRun:
                 if isinstance(item, NodeWaiting):
                     result.waiting = True
                     continue
+                if isinstance(item, RequestInput):
+                    await self._ask(ctx, item, result)
+                    continue
                 if result.has_output:
                     raise WorkflowDataError(
                         f"Node {self.node.name!r} produced a second output: a node produces "
@@ -145,6 +154,14 @@ class NodeRun:
             await items.aclose()
         if not ctx.actions.is_empty() or (ctx.route is not None and not ctx._route_sent):
             await self._write(ctx)
+
+    async def _ask(self, ctx: Context, request: RequestInput, result: NodeResult) -> None:
+        """Writes the request for the client's input; the node then waits."""
+        event = request_event(self.ic, author=self.author, path=self.path, request=request)
+        await self._pass_on(ctx, event)
+        result.waiting = True
+        result.interrupts.add(request.interrupt_id)
+        result.requests[request.interrupt_id] = json_schema(request.response_schema)
 
     async def _pass_on(self, ctx: Context, event: Event) -> None:
         """A node's own event: gets the node's pending state changes and branch."""

@@ -34,6 +34,10 @@ class WaitingNode:
     node_input: Any
     interrupts: set[str] = field(default_factory=set)
     """The ids of the calls it waits on (their answers resume it)."""
+    requests: dict[str, Any] = field(default_factory=dict)
+    """Of those, its ``RequestInput`` ids, each with its answer's JSON schema."""
+    answers: dict[str, Any] = field(default_factory=dict)
+    """Answers to its requests given so far (it waits for the others)."""
 
 
 @dataclass
@@ -55,6 +59,8 @@ class PauseState:
                     "branch": w.branch,
                     "input": encode(w.node_input),
                     "interrupts": sorted(w.interrupts),
+                    "requests": w.requests,
+                    "answers": w.answers,
                 }
                 for name, w in self.waiting.items()
             },
@@ -77,6 +83,8 @@ class PauseState:
                     branch=w.get("branch"),
                     node_input=decode(w.get("input")),
                     interrupts=set(w.get("interrupts") or ()),
+                    requests=dict(w.get("requests") or {}),
+                    answers=dict(w.get("answers") or {}),
                 )
                 for name, w in (data.get("waiting") or {}).items()
             },
@@ -134,12 +142,12 @@ def paused_runs(events: list[Event], *, author: str, path: str) -> list[PauseSta
     return found
 
 
-def answered_ids(message: types.Content | None) -> set[str]:
-    """The ids of the calls ``message`` answers (function responses)."""
+def answers_in(message: types.Content | None) -> dict[str, Any]:
+    """The function responses of ``message`` by call id."""
     if message is None or not message.parts:
-        return set()
+        return {}
     return {
-        part.function_response.id
+        part.function_response.id: part.function_response.response
         for part in message.parts
         if part.function_response is not None and part.function_response.id
     }

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyadk.agents.pause import holds_resume_target
 from pyadk.workflow._agent_node import AgentNode
 from pyadk.workflow._errors import WorkflowConfigurationError
-from pyadk.workflow._pause_state import PauseState, WaitingNode, answered_ids, paused_runs
+from pyadk.workflow._pause_state import PauseState, WaitingNode, answers_in, paused_runs
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -22,13 +22,14 @@ class Resume:
 
     state: PauseState
     graph: Graph
-    answered: frozenset[str]
+    answers: dict[str, Any]
+    """The client's function responses, by call id."""
     targets: set[str] = field(default_factory=set)
 
     def selects(self, name: str, waiting: WaitingNode) -> bool:
         """True when waiting node ``name`` runs again: the message answers one of its
         calls, or (an agent node) the Runner resumes an agent inside it."""
-        if waiting.interrupts & self.answered:
+        if any(i in self.answers for i in waiting.interrupts):
             return True
         node = self.graph.nodes[name]
         return isinstance(node, AgentNode) and any(
@@ -46,17 +47,17 @@ def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume
     graph = workflow.graph
     targets = ctx._counters.resume_targets
     held = holds_resume_target(ctx, [workflow])
-    answered = frozenset(answered_ids(ctx.user_content))
-    if graph is None or (not held and not answered):
+    answers = answers_in(ctx.user_content)
+    if graph is None or (not held and not answers):
         return None
     targets.discard(workflow.name)  # reached: its own resume ends here
     records = paused_runs(ctx.session.events, author=workflow.name, path=path)
     for state in records:  # latest first: the run waiting on an answered call
-        resume = Resume(state, graph, answered, set(targets))
-        if any(w.interrupts & answered for w in state.waiting.values()):
+        resume = Resume(state, graph, answers, set(targets))
+        if any(i in answers for w in state.waiting.values() for i in w.interrupts):
             return resume
     if held and records:
-        resume = Resume(records[0], graph, answered, set(targets))
+        resume = Resume(records[0], graph, answers, set(targets))
         if resume.selects_any():
             return resume
     if held:

@@ -126,7 +126,7 @@ class Workflow(BaseAgent):
         if resume is None:
             events = run.events()
         else:
-            events = run.events(resume.state, resume.selects, resume.answered)
+            events = run.events(resume.state, resume.selects, resume.answers)
         async with aclosing(events) as stream:
             async for event in stream:
                 yield event
