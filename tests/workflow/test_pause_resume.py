@@ -437,3 +437,58 @@ async def test_a_request_for_input_inside_a_sequence_pauses_it():
     assert said == []
     resumed = await runner.run(answer_input(request, {"result": "tea"}))
     assert outputs(resumed) == [("ask", "tea")] and said == ["closer"]
+
+
+async def test_a_resumed_node_that_asks_again_pauses_again():
+    paid: list[int] = []
+
+    def pay(amount: int) -> dict[str, Any]:
+        """Pays."""
+        paid.append(amount)
+        return {"paid": amount}
+
+    def reply(request: LlmRequest) -> Any:
+        results = [p for c in request.contents for p in c.parts or [] if p.function_response]
+        if len(results) >= 2:
+            return "both paid"
+        return function_call("pay", {"amount": 10 * (len(results) + 1)})
+
+    payer = LlmAgent(
+        name="payer",
+        model=FunctionModel(reply),
+        tools=[FunctionTool(pay, require_confirmation=True)],
+    )
+    runner = TestRunner(
+        Workflow(name="wf", edges=[(START, payer, node(lambda: "end", name="end"))])
+    )
+    second = await approve(runner, await runner.run("go"))
+    assert paid == [10] and outputs(second) == []
+    [record] = pause_records(second)
+    assert record["waiting"]["payer"]["run_id"] == 1  # the same run of the node
+    third = await approve(runner, second)
+    assert paid == [10, 20] and outputs(third) == [("end", "end")]
+
+
+async def test_a_nested_workflow_asking_for_input_resumes_through_its_parent():
+    def ask(node_input: Any) -> RequestInput:
+        return RequestInput(message="Colour?")
+
+    inner = Workflow(name="inner", edges=[(START, ask)])
+
+    def paint(node_input: str) -> str:
+        return f"painted {node_input}"
+
+    runner = TestRunner(Workflow(name="outer", edges=[(START, inner, paint)]))
+    [request] = input_requests(await runner.run("go"))
+    resumed = await runner.run(answer_input(request, {"result": "blue"}))
+    assert outputs(resumed) == [("ask", "blue"), ("paint", "painted blue")]
+    assert paths(resumed) == ["outer@1/inner@1/ask@1", "outer@1/paint@1"]
+
+
+async def test_resuming_a_paused_invocation_as_if_it_had_crashed_fails_clearly():
+    ledger = Ledger()
+    runner = TestRunner(Workflow(name="wf", edges=[(START, ledger.step("a"), ledger.payer())]))
+    first = await runner.run("go")
+    with pytest.raises(WorkflowConfigurationError, match="does not support resuming"):
+        await runner.resume(first[0].invocation_id)
+    assert ledger.ran == ["a"] and ledger.paid == []

@@ -105,6 +105,8 @@ def encode(value: Any) -> Any:
         return {_CONTENT: value.model_dump(mode="json", by_alias=True, exclude_none=True)}
     if isinstance(value, dict):
         return {k: encode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
     return value
 
 
@@ -114,6 +116,8 @@ def decode(value: Any) -> Any:
         if len(value) == 1 and _CONTENT in value:
             return types.Content.model_validate(value[_CONTENT])
         return {k: decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode(v) for v in value]
     return value
 
 
