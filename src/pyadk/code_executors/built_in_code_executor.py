@@ -2,44 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import re
 from typing import TYPE_CHECKING
 
 from pyadk.code_executors.base_code_executor import BaseCodeExecutor
 from pyadk.code_executors.code_execution_utils import CodeExecutionInput, CodeExecutionResult
+from pyadk.utils.model_names import gemini_check_disabled, is_gemini_model
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.models.llm_request import LlmRequest
 
-_CHECK_DISABLED_ENV = "ADK_DISABLE_GEMINI_MODEL_ID_CHECK"
-_PATH_PATTERNS = (
-    re.compile(r"^projects/[^/]+/locations/[^/]+/publishers/[^/]+/models/(.+)$"),
-    re.compile(r"^apigee/(?:[^/]+/)?(?:[^/]+/)?(.+)$"),
-)
-
-
-def is_gemini_model(model: str | None) -> bool:
-    """True for Gemini model names: ``gemini-...``, ``models/gemini-...``, a Vertex AI
-    resource path ending in one, or a provider-prefixed ``.../gemini-...``."""
-    if not model:
-        return False
-    for pattern in _PATH_PATTERNS:
-        match = pattern.match(model)
-        if match:
-            model = match.group(1)
-            break
-    else:
-        if model.startswith("models/"):
-            model = model[len("models/") :]
-        elif "/" in model and not model.startswith("projects/"):
-            model = model.rsplit("/", 1)[1]
-    return model.startswith("gemini-")
-
-
-def _check_disabled() -> bool:
-    return os.environ.get(_CHECK_DISABLED_ENV, "").strip().lower() in ("1", "true", "yes")
+__all__ = ["BuiltInCodeExecutor", "is_gemini_model"]
 
 
 class BuiltInCodeExecutor(BaseCodeExecutor):
@@ -66,7 +39,7 @@ class BuiltInCodeExecutor(BaseCodeExecutor):
         is not a Gemini model)."""
         from pyadk import types
 
-        if not (is_gemini_model(llm_request.model) or _check_disabled()):
+        if not (is_gemini_model(llm_request.model) or gemini_check_disabled()):
             raise ValueError(
                 f"Gemini code execution tool is not supported for model {llm_request.model!r}:"
                 " BuiltInCodeExecutor needs a Gemini model. Use SandboxedCodeExecutor to run"

@@ -24,10 +24,12 @@ __all__ = [
     "ToolPredicate",
     "exit_loop",
     "get_user_choice",
+    "google_search",
     "load_artifacts",
     "load_memory",
     "preload_memory",
     "transfer_to_agent",
+    "url_context",
 ]
 
 
@@ -37,6 +39,10 @@ def __getattr__(name: str) -> object:
         from pyadk.tools.example_tool import ExampleTool
 
         return ExampleTool
+    if name in ("google_search", "url_context"):
+        from pyadk.tools import gemini_builtin_tools
+
+        return getattr(gemini_builtin_tools, name)
     if name == "get_user_choice":
         from pyadk.tools.get_user_choice_tool import get_user_choice_tool
 
