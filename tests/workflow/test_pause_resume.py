@@ -492,3 +492,21 @@ async def test_resuming_a_paused_invocation_as_if_it_had_crashed_fails_clearly()
     with pytest.raises(WorkflowConfigurationError, match="does not support resuming"):
         await runner.resume(first[0].invocation_id)
     assert ledger.ran == ["a"] and ledger.paid == []
+
+
+async def test_an_answer_sent_again_runs_nothing_again():
+    ran: list[str] = []
+
+    def ask(node_input: Any) -> RequestInput:
+        ran.append("ask")
+        return RequestInput(message="Go on?")
+
+    def act(node_input: str) -> str:
+        ran.append("act")
+        return "acted"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, ask, act)]))
+    [request] = input_requests(await runner.run("go"))
+    await runner.run(answer_input(request, {"result": "yes"}))
+    again = await runner.run(answer_input(request, {"result": "yes"}))
+    assert ran == ["ask", "act"] and outputs(again) == []

@@ -19,7 +19,6 @@ from pyadk.workflow._graph import Graph
 from pyadk.workflow._node_events import node_event
 from pyadk.workflow._node_run import NodeResult, NodeRun
 from pyadk.workflow._pause_state import PauseState, WaitingNode, pause_event
-from pyadk.workflow._request_input import answer_value
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -31,23 +30,6 @@ logger = logging.getLogger(__name__)
 class _Trigger:
     node_input: Any
     branch: str | None
-
-
-def _answered(waiting: WaitingNode, answers: dict[str, Any]) -> WaitingNode:
-    """``waiting`` with the answers to its input requests that ``answers`` (the
-    client's function responses) bring, read against each request's schema."""
-    given = dict(waiting.answers)
-    for request_id, schema in waiting.requests.items():
-        if request_id in answers:
-            given[request_id] = answer_value(answers[request_id], schema)
-    return WaitingNode(
-        run_id=waiting.run_id,
-        branch=waiting.branch,
-        node_input=waiting.node_input,
-        interrupts={i for i in waiting.interrupts if i not in answers},
-        requests=dict(waiting.requests),
-        answers=given,
-    )
 
 
 def _common_branch(branches: list[str | None]) -> str | None:
@@ -318,7 +300,7 @@ class GraphRun:
                     "the client, is no longer in its graph."
                 )
             if resume_node(name, waiting):
-                self._go_on(name, _answered(waiting, answers))
+                self._go_on(name, waiting.with_answers(answers))
             else:
                 self.waiting[name] = waiting
 

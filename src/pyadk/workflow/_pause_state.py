@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pyadk import types
 from pyadk.events.event import Event
 from pyadk.workflow._node_events import NODE_INFO, node_path
+from pyadk.workflow._request_input import answer_value
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -38,6 +39,22 @@ class WaitingNode:
     """Of those, its ``RequestInput`` ids, each with its answer's JSON schema."""
     answers: dict[str, Any] = field(default_factory=dict)
     """Answers to its requests given so far (it waits for the others)."""
+
+    def with_answers(self, responses: dict[str, Any]) -> WaitingNode:
+        """This node once the client's ``responses`` (by call id) came: its input
+        requests' answers read against their schemas, the answered calls done."""
+        answers = dict(self.answers)
+        for request_id, schema in self.requests.items():
+            if request_id in responses:
+                answers[request_id] = answer_value(responses[request_id], schema)
+        return WaitingNode(
+            run_id=self.run_id,
+            branch=self.branch,
+            node_input=self.node_input,
+            interrupts={i for i in self.interrupts if i not in responses},
+            requests=dict(self.requests),
+            answers=answers,
+        )
 
 
 @dataclass

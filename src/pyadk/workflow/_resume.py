@@ -42,8 +42,9 @@ class Resume:
 
 def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume | None:
     """The paused run of ``workflow`` at ``path`` this invocation goes on with (None:
-    a new run). Raises WorkflowConfigurationError when the Runner resumes an agent
-    inside the workflow but no paused run of it waits for that answer."""
+    a new run). An answer sent again, whose run went on already, resumes a run with
+    nothing left to do. Raises WorkflowConfigurationError when the Runner resumes an
+    agent inside the workflow but no paused run of it waits for that answer."""
     graph = workflow.graph
     targets = ctx._counters.resume_targets
     held = holds_resume_target(ctx, [workflow])
@@ -51,13 +52,17 @@ def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume
     if graph is None or (not held and not answers):
         return None
     targets.discard(workflow.name)  # reached: its own resume ends here
+    stale = _answered_before(ctx, answers)
+    fresh = {i: v for i, v in answers.items() if i not in stale}
     records = paused_runs(ctx.session.events, author=workflow.name, path=path)
     for state in records:  # latest first: the run waiting on an answered call
-        resume = Resume(state, graph, answers, set(targets))
-        if any(i in answers for w in state.waiting.values() for i in w.interrupts):
-            return resume
-    if held and records:
-        resume = Resume(records[0], graph, answers, set(targets))
+        waited = {i for w in state.waiting.values() for i in w.interrupts}
+        if waited & fresh.keys():
+            return Resume(state, graph, fresh, set(targets))
+        if waited & stale:  # sent again: that run went on when it first came
+            return Resume(PauseState(), graph, {})
+    if held and records and (fresh or not answers):
+        resume = Resume(records[0], graph, fresh, set(targets))
         if resume.selects_any():
             return resume
     if held:
@@ -66,3 +71,16 @@ def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume
             f"{path!r}) waits for the client's answer in this message."
         )
     return None
+
+
+def _answered_before(ctx: InvocationContext, answers: dict[str, Any]) -> set[str]:
+    """Those of ``answers`` that a message of an earlier invocation answered already."""
+    if not answers:
+        return set()
+    return {
+        response.id
+        for event in ctx.session.events
+        if event.author == "user" and event.invocation_id != ctx.invocation_id
+        for response in event.get_function_responses()
+        if response.id in answers
+    }
