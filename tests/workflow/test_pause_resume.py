@@ -510,3 +510,21 @@ async def test_an_answer_sent_again_runs_nothing_again():
     await runner.run(answer_input(request, {"result": "yes"}))
     again = await runner.run(answer_input(request, {"result": "yes"}))
     assert ran == ["ask", "act"] and outputs(again) == []
+
+
+async def test_an_llm_node_seeing_the_conversation_gets_the_answer_as_its_input_only():
+    seen: list[list[Any]] = []
+
+    def reply(request: LlmRequest) -> str:
+        seen.append([_part(p) for c in request.contents for p in c.parts or []])
+        return "a poem about tea"
+
+    poet = LlmAgent(name="poet", model=FunctionModel(reply), include_contents="default")
+
+    def topic(node_input: Any) -> RequestInput:
+        return RequestInput(message="Topic?")
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, topic, poet)]))
+    [request] = input_requests(await runner.run("write"))
+    await runner.run(answer_input(request, {"result": "tea"}))
+    assert seen == [["write", "tea"]]  # no request traffic, no orphan tool result

@@ -9,6 +9,9 @@ REQUEST_EUC_FUNCTION_CALL_NAME = "adk_request_credential"
 """Asks the client for an end user's credential (an API key, a token, an OAuth2
 consent) that a tool call needs."""
 
+REQUEST_INPUT_FUNCTION_CALL_NAME = "adk_request_input"
+"""Asks the client for input: a graph workflow node's ``RequestInput``."""
+
 CLIENT_REQUEST_NAMES = frozenset(
     {REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_EUC_FUNCTION_CALL_NAME}
 )

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
 from pyadk import types
+from pyadk.events.client_requests import REQUEST_INPUT_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 from pyadk.utils.ids import new_uuid4
 from pyadk.workflow._errors import WorkflowDataError
@@ -17,8 +18,6 @@ from pyadk.workflow._node_events import NODE_INFO
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
 
-REQUEST_INPUT_FUNCTION_CALL_NAME = "adk_request_input"
-"""The function call by which a workflow node asks the client for input."""
 
 _RESULT = "result"
 _JSON_TYPES: dict[str, type[Any]] = {

@@ -11,7 +11,7 @@ from pydantic_core import to_json
 from pyadk import types
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.events.client_requests import CLIENT_REQUEST_NAMES
+from pyadk.events.client_requests import CLIENT_REQUEST_NAMES, REQUEST_INPUT_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 from pyadk.flows.processors.base import SilentRequestProcessor
 from pyadk.flows.processors.contents_cache import CachedHistory, HistoryCache
@@ -159,7 +159,8 @@ def _content(role: str | None, parts: list[types.Part]) -> types.Content:
 def _has_content(event: Event) -> bool:
     """False for events without model-facing content: empty ones, and the approval
     traffic of client requests (approvals and credentials asked and answered; the model
-    sees the calls' results)."""
+    sees the calls' results; a workflow node's request for input, whose answer is the
+    next node's input)."""
     content = event.content
     if content is None or not content.role:
         return False
@@ -170,7 +171,9 @@ def _has_content(event: Event) -> bool:
     if first.text is not None:
         return not (len(parts) == 1 and first.text == "")
     call = first.function_call or first.function_response
-    return call is None or call.name not in CLIENT_REQUEST_NAMES
+    return call is None or (
+        call.name not in CLIENT_REQUEST_NAMES and call.name != REQUEST_INPUT_FUNCTION_CALL_NAME
+    )
 
 
 def _current_turn_start(events: list[Event], agent_name: str) -> int:
