@@ -79,3 +79,25 @@ async def test_the_model_searches_the_registry_and_loads_from_it(tmp_path: Path)
     assert "look for more in the registry with `search_skills`" in (
         request.config.system_instruction
     )
+
+
+async def test_a_registry_skill_is_fetched_once_per_invocation(tmp_path: Path) -> None:
+    remote = tmp_path / "remote"
+    write_skill(remote, "tax-forms", files={"references/a.md": "A", "references/b.md": "B"})
+    registry = FolderRegistry(remote)
+    model = ScriptedModel(
+        [
+            function_call("load_skill", {"skill_name": "tax-forms"}),
+            function_call(
+                "load_skill_resource", {"skill_name": "tax-forms", "file_path": "references/a.md"}
+            ),
+            "done",
+        ]
+    )
+    runner = TestRunner(LlmAgent(name="a", model=model, tools=[SkillToolset(registry=registry)]))
+    events = await runner.run("one")
+    assert responses(events)[1]["content"] == "A"
+    assert registry.fetched == ["tax-forms"]
+    model.replies.append("again")  # a new invocation fetches afresh
+    await runner.run("two")
+    assert registry.fetched == ["tax-forms", "tax-forms"]

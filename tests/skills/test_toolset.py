@@ -381,6 +381,21 @@ async def test_loading_a_skill_offers_its_additional_tools(skills_root: Path) ->
     assert "forecast" in model.requests[1].declared_function_names()
     assert responses(events)[1] == {"city": "Oslo", "sky": "clear"}
 
+    # As in google-adk, the prefix and the filter apply to these tools too.
+    prefixed = SkillToolset(
+        toolset.skills,
+        additional_tools=[forecast],
+        tool_name_prefix="wx",
+        tool_filter=["load_skill", "forecast"],
+    )
+    events, model = await run_calls(
+        prefixed,
+        function_call("wx_load_skill", {"skill_name": "forecast"}),
+        function_call("wx_forecast", {"city": "Rome"}),
+    )
+    assert model.requests[1].declared_function_names() == ["wx_load_skill", "wx_forecast"]
+    assert responses(events)[1] == {"city": "Rome", "sky": "clear"}
+
 
 async def test_inject_state_fills_placeholders_on_load(skills_root: Path) -> None:
     folder = write_skill(

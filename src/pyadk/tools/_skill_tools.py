@@ -74,10 +74,10 @@ class _SkillTool(BaseTool):
                 tool_context=tool_context, llm_request=llm_request
             )
 
-    async def _fetch(self, skill_name: str) -> Skill | dict[str, str]:
+    async def _fetch(self, skill_name: str, tool_context: ToolContext) -> Skill | dict[str, str]:
         """The skill, or the error result for the model."""
         try:
-            skill = await self._toolset._get_or_fetch_skill(skill_name)
+            skill = await self._toolset._get_or_fetch_skill(skill_name, tool_context.invocation_id)
         except Exception as exc:
             return _error(
                 f"Failed to fetch skill '{skill_name}' from the registry: {exc}", "REGISTRY_ERROR"
@@ -158,7 +158,7 @@ class LoadSkillTool(_SkillTool):
         if problem := _required(args, "skill_name"):
             return problem
         skill_name: str = args["skill_name"]
-        skill = await self._fetch(skill_name)
+        skill = await self._fetch(skill_name, tool_context)
         if isinstance(skill, dict):
             return skill
         self._toolset._record_activation(tool_context, skill_name)
@@ -208,7 +208,7 @@ class LoadSkillResourceTool(_SkillTool):
             _validate_relative_resource_path(file_path)
         except ValueError:
             return _error(f"Path traversal detected: {file_path!r}", "INVALID_RESOURCE_PATH")
-        skill = await self._fetch(skill_name)
+        skill = await self._fetch(skill_name, tool_context)
         if isinstance(skill, dict):
             return skill
         content = _resource(skill, file_path)
@@ -246,7 +246,9 @@ class LoadSkillResourceTool(_SkillTool):
                 continue
             skill_name, file_path = data.get("skill_name"), data.get("file_path")
             try:
-                skill = await self._toolset._get_or_fetch_skill(str(skill_name))
+                skill = await self._toolset._get_or_fetch_skill(
+                    str(skill_name), tool_context.invocation_id
+                )
             except Exception as exc:
                 logger.warning("Could not fetch skill %r: %s", skill_name, exc)
                 continue
@@ -324,7 +326,7 @@ class RunSkillScriptTool(_SkillTool):
             name = _validate_relative_resource_path(name)
         except ValueError:
             return _error(f"Path traversal detected: {file_path!r}", "INVALID_RESOURCE_PATH")
-        skill = await self._fetch(skill_name)
+        skill = await self._fetch(skill_name, tool_context)
         if isinstance(skill, dict):
             return skill
         if skill.resources.get_script(name) is None:

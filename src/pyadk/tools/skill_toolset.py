@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import enum
 import inspect
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,10 @@ __all__ = [
     "SkillToolset",
 ]
 
+logger = logging.getLogger(__name__)
+
 _DEFAULT_SCRIPT_TIMEOUT = 300
+_CACHED_INVOCATIONS = 16
 
 DEFAULT_SKILL_SYSTEM_INSTRUCTION = build_skill_system_instruction()
 """The skill guidance with every tool named and no prefix."""
@@ -111,6 +115,7 @@ class SkillToolset(BaseToolset):
                 raise ValueError(f"Duplicate skill name '{skill.name}'.")
             self._skills[skill.name] = skill
         self._registry = registry
+        self._fetched: dict[str, dict[str, Skill | None]] = {}
         self._code_executor = code_executor
         self._script_timeout = script_timeout
         self.tool_name_prefix = tool_name_prefix
@@ -147,12 +152,22 @@ class SkillToolset(BaseToolset):
     def _list_skills(self) -> list[Skill]:
         return list(self._skills.values())
 
-    async def _get_or_fetch_skill(self, skill_name: str) -> Skill | None:
-        """A local skill, else the registry's (None: neither has it)."""
+    async def _get_or_fetch_skill(
+        self, skill_name: str, invocation_id: str | None = None
+    ) -> Skill | None:
+        """A local skill, else the registry's (None: neither has it). Registry skills
+        are fetched once per invocation (the last few invocations are remembered)."""
         skill = self._skills.get(skill_name)
         if skill is not None or self._registry is None:
             return skill
-        return await self._registry.get_skill(name=skill_name)
+        if invocation_id is None:
+            return await self._registry.get_skill(name=skill_name)
+        turn = self._fetched.setdefault(invocation_id, {})
+        if skill_name not in turn:
+            turn[skill_name] = await self._registry.get_skill(name=skill_name)
+        while len(self._fetched) > _CACHED_INVOCATIONS:
+            self._fetched.pop(next(iter(self._fetched)))
+        return turn[skill_name]
 
     def _executor_for(self, context: ReadonlyContext | None) -> BaseCodeExecutor | None:
         if self._code_executor is not None:
@@ -179,14 +194,15 @@ class SkillToolset(BaseToolset):
             ctx.state[_activated_key(ctx.agent_name)] = [*active, skill_name]
 
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
-        """The selected skill tools (prefixed), then the tools of loaded skills."""
-        tools = list(self._tools)
+        """The skill tools, then the tools of loaded skills; ``tool_filter`` applies to
+        all of them by their own names, then ``tool_name_prefix`` is put before each."""
+        tools = self._tools + await self._additional_tools(readonly_context)
         if not self._offers_script_tool(readonly_context):
             tools = [t for t in tools if not isinstance(t, RunSkillScriptTool)]
         tools = [t for t in tools if self._is_tool_selected(t, readonly_context)]
         if self.tool_name_prefix:
             tools = [self._prefixed(t) for t in tools]
-        return tools + await self._additional_tools(readonly_context)
+        return tools
 
     async def get_tools_checked(
         self, readonly_context: ReadonlyContext | None = None
@@ -204,7 +220,11 @@ class SkillToolset(BaseToolset):
             return []
         wanted: dict[str, None] = {}
         for skill_name in self.list_active_skills(context):
-            skill = await self._get_or_fetch_skill(skill_name)
+            try:
+                skill = await self._get_or_fetch_skill(skill_name, context.invocation_id)
+            except Exception as exc:  # a registry that is down must not end the turn
+                logger.warning("Skipping the tools of skill %r: %s", skill_name, exc)
+                continue
             if skill is not None:
                 wanted.update(
                     dict.fromkeys(skill.frontmatter.metadata.get("adk_additional_tools") or [])
