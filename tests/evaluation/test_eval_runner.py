@@ -404,22 +404,20 @@ def test_google_adk_2_files_with_invocation_events_and_timings_load() -> None:
     assert (call.name, call.args) == ("get_weather", {"city": "Paris"})
     assert case.conversation[0].duration == 1.5
     scenario = EvalCase.model_validate(
-        {"evalId": "sim", "conversation": None, "conversationScenario": {"startingPrompt": "hi"}}
+        {
+            "evalId": "sim",
+            "conversation": None,
+            "conversationScenario": {"startingPrompt": "hi", "conversationPlan": "Say hi."},
+        }
     )
     assert scenario.conversation == []
 
 
-async def test_v2_expectations_score_and_scenario_cases_fail_clearly() -> None:
+async def test_v2_expectations_score() -> None:
     results = await evaluate_eval_set(
-        weather_agent(),
-        eval_set(
-            {"evalId": "v2", "conversation": [V2_PARIS]},
-            {"evalId": "sim", "conversationScenario": {"startingPrompt": "hi"}},
-        ),
-        METRICS,
+        weather_agent(), eval_set({"evalId": "v2", "conversation": [V2_PARIS]}), METRICS
     )
-    assert [r.final_eval_status for r in results] == [EvalStatus.PASSED, EvalStatus.FAILED]
-    assert results[1].error == "a conversation scenario (user simulation) is not supported by pyadk"
+    assert [r.final_eval_status for r in results] == [EvalStatus.PASSED]
 
 
 async def test_toolsets_are_closed_unless_the_caller_keeps_the_agent() -> None:

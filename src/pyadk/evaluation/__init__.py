@@ -2,11 +2,13 @@
 
 ``pyadk eval AGENT_DIR FILE.evalset.json`` from the command line, or
 ``await AgentEvaluator.evaluate("my_agent", "tests/eval")`` in a test. Model-judged
-metrics ask any model pyadk's registry resolves.
+metrics ask any model pyadk's registry resolves; so does the user simulator that plays
+an eval case's ``conversationScenario``.
 """
 
 from pyadk.evaluation._rouge import MissingEvalExtraError
 from pyadk.evaluation.agent_evaluator import AgentEvaluator
+from pyadk.evaluation.conversation_scenarios import ConversationScenario, ConversationScenarios
 from pyadk.evaluation.eval_case import (
     EvalCase,
     IntermediateData,
@@ -32,6 +34,7 @@ from pyadk.evaluation.eval_metrics import (
     JudgedCriterion,
     JudgeModelOptions,
     LlmAsAJudgeCriterion,
+    LlmBackedUserSimulatorCriterion,
     PrebuiltMetrics,
     RubricsBasedCriterion,
     ToolTrajectoryCriterion,
@@ -63,6 +66,29 @@ from pyadk.evaluation.rubric_based_final_response_quality_v1 import (
     RubricBasedFinalResponseQualityV1Evaluator,
 )
 from pyadk.evaluation.rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
+from pyadk.evaluation.simulated_generation import generate_simulated_invocations
+from pyadk.evaluation.simulation.llm_backed_user_simulator import (
+    LlmBackedUserSimulator,
+    LlmBackedUserSimulatorConfig,
+)
+from pyadk.evaluation.simulation.per_turn_user_simulator_quality_v1 import (
+    PerTurnUserSimulatorQualityV1,
+)
+from pyadk.evaluation.simulation.pre_built_personas import get_default_persona_registry
+from pyadk.evaluation.simulation.static_user_simulator import StaticUserSimulator
+from pyadk.evaluation.simulation.user_simulator import (
+    BaseUserSimulatorConfig,
+    NextUserMessage,
+    Status,
+    UserSimulator,
+    register_user_simulator,
+)
+from pyadk.evaluation.simulation.user_simulator_personas import (
+    UserBehavior,
+    UserPersona,
+    UserPersonaRegistry,
+)
+from pyadk.evaluation.simulation.user_simulator_provider import UserSimulatorProvider
 from pyadk.evaluation.tool_fakes import ToolFake, ToolFakesPlugin, recorded_fakes
 from pyadk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
@@ -71,7 +97,10 @@ __all__ = [
     "AgentEvaluator",
     "AutoRaterScore",
     "BaseCriterion",
+    "BaseUserSimulatorConfig",
     "CaseSummary",
+    "ConversationScenario",
+    "ConversationScenarios",
     "EvalCase",
     "EvalCaseResult",
     "EvalConfig",
@@ -96,11 +125,16 @@ __all__ = [
     "JudgedCriterion",
     "LlmAsAJudgeCriterion",
     "LlmAsJudge",
+    "LlmBackedUserSimulator",
+    "LlmBackedUserSimulatorConfig",
+    "LlmBackedUserSimulatorCriterion",
     "LocalEvalSetResultsManager",
     "LocalEvalSetsManager",
     "MetricSummary",
     "MissingEvalExtraError",
+    "NextUserMessage",
     "PerInvocationResult",
+    "PerTurnUserSimulatorQualityV1",
     "PrebuiltMetrics",
     "ResponseEvaluator",
     "Rubric",
@@ -111,10 +145,17 @@ __all__ = [
     "RubricScore",
     "RubricsBasedCriterion",
     "SessionInput",
+    "StaticUserSimulator",
+    "Status",
     "ToolFake",
     "ToolFakesPlugin",
     "ToolTrajectoryCriterion",
     "TrajectoryEvaluator",
+    "UserBehavior",
+    "UserPersona",
+    "UserPersonaRegistry",
+    "UserSimulator",
+    "UserSimulatorProvider",
     "eval_set_files",
     "evaluate_eval_case",
     "evaluate_eval_set",
@@ -122,7 +163,9 @@ __all__ = [
     "find_config_for_test_file",
     "format_summaries",
     "generate_invocations",
+    "generate_simulated_invocations",
     "get_all_tool_calls",
+    "get_default_persona_registry",
     "get_eval_metrics_from_config",
     "get_evaluator",
     "invocation_from_events",
@@ -130,5 +173,6 @@ __all__ = [
     "load_eval_set",
     "recorded_fakes",
     "register_evaluator",
+    "register_user_simulator",
     "summarize",
 ]

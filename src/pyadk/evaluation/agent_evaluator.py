@@ -64,15 +64,22 @@ class AgentEvaluator:
         print_detailed_results: bool = True,
         eval_set_file: str | None = None,
     ) -> None:
-        """Evaluates one eval set with ``criteria`` or ``eval_config`` (not both)."""
+        """Evaluates one eval set with ``criteria`` or ``eval_config`` (not both); its
+        scenario cases are simulated with ``eval_config.user_simulator_config``."""
         if criteria is not None and eval_config is not None:
             raise ValueError("Give criteria or eval_config, not both.")
         if criteria is not None:
             eval_config = EvalConfig(criteria=dict(criteria))
-        metrics = get_eval_metrics_from_config(eval_config or EvalConfig())
+        eval_config = eval_config or EvalConfig()
+        metrics = get_eval_metrics_from_config(eval_config)
         agent = resolve_agent(agent_module, agent_name)
         results = await evaluate_eval_set(
-            agent, eval_set, metrics, num_runs=num_runs, eval_set_file=eval_set_file
+            agent,
+            eval_set,
+            metrics,
+            num_runs=num_runs,
+            eval_set_file=eval_set_file,
+            user_simulator_config=eval_config.user_simulator_config,
         )
         summaries = summarize(results)
         if print_detailed_results:

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from pyadk import types
 from pyadk.evaluation.common import EvalBaseModel
+from pyadk.evaluation.conversation_scenarios import ConversationScenario as ConversationScenario
 from pyadk.evaluation.eval_rubrics import Rubric
 from pyadk.evaluation.tool_fakes import ToolFake
 
@@ -67,12 +76,16 @@ class SessionInput(EvalBaseModel):
 
 
 class EvalCase(EvalBaseModel):
-    """A conversation to replay against the agent and compare with its expectations."""
+    """A conversation to replay against the agent and compare with its expectations, or
+    a scenario a simulated user plays (one or the other, not both)."""
 
     model_config = ConfigDict(extra="allow")
 
     eval_id: str
     conversation: list[Invocation] = Field(default_factory=list)
+    """The fixed conversation: user messages to send, with what is expected of each."""
+    conversation_scenario: ConversationScenario | None = None
+    """What a simulated user wants instead (see :mod:`pyadk.evaluation.simulation`)."""
     session_input: SessionInput | None = None
     creation_timestamp: float = 0.0
     tool_fakes: list[ToolFake] = Field(default_factory=list)
@@ -84,6 +97,24 @@ class EvalCase(EvalBaseModel):
     @classmethod
     def _no_conversation(cls, value: Any) -> Any:
         return [] if value is None else value  # google-adk 2.x: a scenario case
+
+    @model_validator(mode="after")
+    def _conversation_or_scenario(self) -> EvalCase:
+        if self.conversation and self.conversation_scenario is not None:
+            raise ValueError(
+                f"eval case {self.eval_id!r} has both a conversation and a "
+                "conversation_scenario: give one"
+            )
+        return self
+
+    @model_serializer(mode="wrap")
+    def _scenario_without_conversation(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        data = handler(self)
+        if self.conversation_scenario is not None and isinstance(data, dict):
+            data.pop("conversation", None)  # google-adk reads a scenario case's as null
+        return data
 
 
 def get_all_tool_calls(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
 
 from pyadk.evaluation.common import read_json_file
 from pyadk.evaluation.eval_metrics import (
@@ -13,10 +14,18 @@ from pyadk.evaluation.eval_metrics import (
     EvalMetric,
     HallucinationsCriterion,
     LlmAsAJudgeCriterion,
+    LlmBackedUserSimulatorCriterion,
     PrebuiltMetrics,
     RubricsBasedCriterion,
     ToolTrajectoryCriterion,
 )
+from pyadk.evaluation.simulation import llm_backed_user_simulator as _registers_llm_backed
+from pyadk.evaluation.simulation.user_simulator import (
+    BaseUserSimulatorConfig,
+    parse_user_simulator_config,
+)
+
+del _registers_llm_backed  # imported for its registration of the "llm_backed" type
 
 CONFIG_FILE_NAME = "test_config.json"
 
@@ -32,6 +41,7 @@ _CRITERION_TYPES: dict[str, type[BaseCriterion]] = {
     PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value: RubricsBasedCriterion,
     PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value: RubricsBasedCriterion,
     PrebuiltMetrics.HALLUCINATIONS_V1.value: HallucinationsCriterion,
+    PrebuiltMetrics.PER_TURN_USER_SIMULATOR_QUALITY_V1.value: LlmBackedUserSimulatorCriterion,
 }
 
 
@@ -44,9 +54,21 @@ class EvalConfigError(ValueError):
 
 
 class EvalConfig(BaseModel):
-    """``{"criteria": {metric_name: threshold | {"threshold": ..., ...}}}``."""
+    """``{"criteria": {metric_name: threshold | {"threshold": ..., ...}},
+    "user_simulator_config": {...}}`` (keys in snake_case or camelCase)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
     criteria: dict[str, float | BaseCriterion] = Field(default_factory=_default_criteria)
+    user_simulator_config: SerializeAsAny[BaseUserSimulatorConfig] | None = None
+    """How eval cases with a conversation scenario are simulated, by ``type``
+    (``"llm_backed"``, the default); None: :class:`LlmBackedUserSimulatorConfig`'s
+    defaults."""
+
+    @field_validator("user_simulator_config", mode="before")
+    @classmethod
+    def _typed_simulator_config(cls, value: Any) -> Any:
+        return None if value is None else parse_user_simulator_config(value)
 
     @field_validator("criteria", mode="before")
     @classmethod

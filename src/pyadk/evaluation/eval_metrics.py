@@ -34,6 +34,7 @@ class PrebuiltMetrics(Enum):
     RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1 = "rubric_based_final_response_quality_v1"
     HALLUCINATIONS_V1 = "hallucinations_v1"
     RUBRIC_BASED_TOOL_USE_QUALITY_V1 = "rubric_based_tool_use_quality_v1"
+    PER_TURN_USER_SIMULATOR_QUALITY_V1 = "per_turn_user_simulator_quality_v1"
 
 
 class BaseCriterion(BaseModel):
@@ -113,6 +114,13 @@ class HallucinationsCriterion(JudgedCriterion):
 
     evaluate_intermediate_nl_responses: bool = False
     """Check the text said on the way too, not only the final response."""
+
+
+class LlmBackedUserSimulatorCriterion(LlmAsAJudgeCriterion):
+    """Settings of ``per_turn_user_simulator_quality_v1``."""
+
+    stop_signal: str = "</finished>"
+    """The simulator's stop signal (the one :class:`LlmBackedUserSimulator` writes)."""
 
 
 class EvalMetric(EvalBaseModel):

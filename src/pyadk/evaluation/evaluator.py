@@ -7,7 +7,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyadk.evaluation.eval_case import Invocation
+from pyadk.evaluation.eval_case import ConversationScenario, Invocation
 from pyadk.evaluation.eval_metrics import EvalMetric, EvalStatus
 from pyadk.evaluation.eval_rubrics import RubricScore
 
@@ -45,6 +45,17 @@ class Evaluator(abc.ABC):
         self.eval_metric = eval_metric
         self.threshold = eval_metric.effective_threshold()
 
+    @property
+    def expected_invocations_required(self) -> bool:
+        """Whether the metric compares with expected invocations (True here: a
+        simulated conversation, which has none, leaves it not evaluated)."""
+        return True
+
+    @property
+    def conversation_scenario_required(self) -> bool:
+        """Whether the metric judges a simulated conversation against its scenario."""
+        return False
+
     @abc.abstractmethod
     def score_invocation(
         self, actual: Invocation, expected: Invocation
@@ -59,9 +70,15 @@ class Evaluator(abc.ABC):
         """Releases what the evaluator holds (a judge model's client); no-op here."""
 
     def evaluate_invocations(
-        self, actual_invocations: list[Invocation], expected_invocations: list[Invocation]
+        self,
+        actual_invocations: list[Invocation],
+        expected_invocations: list[Invocation] | None = None,
+        conversation_scenario: ConversationScenario | None = None,
     ) -> EvaluationResult | Awaitable[EvaluationResult]:
         """Scores each actual invocation against the expected one at the same place."""
+        del conversation_scenario  # compared with expected invocations only
+        if expected_invocations is None:
+            raise ValueError(f"Metric {self.eval_metric.metric_name!r} needs expected invocations.")
         if len(actual_invocations) != len(expected_invocations):
             raise ValueError(
                 f"{len(actual_invocations)} actual invocations for "

@@ -163,6 +163,10 @@ class HallucinationsV1Evaluator(Evaluator):
     ) -> tuple[float, dict[str, Any]]:
         raise TypeError("hallucinations_v1 is judged by a model: await evaluate_invocations.")
 
+    @property
+    def expected_invocations_required(self) -> bool:
+        return False
+
     async def evaluate_invocations(
         self,
         actual_invocations: list[Invocation],

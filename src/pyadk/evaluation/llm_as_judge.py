@@ -110,7 +110,7 @@ class LlmAsJudge(Evaluator, Generic[CriterionT]):
     ) -> EvaluationResult:
         """Asks the judge about each invocation in turn (its samples concurrently, at
         most ``parallelism_limit`` at once) and aggregates."""
-        del conversation_scenario  # user simulation is not supported
+        del conversation_scenario  # each invocation is judged on its own
         name = self._eval_metric.metric_name
         if expected_invocations is None:
             if self._expected_invocations_required:
@@ -127,6 +127,10 @@ class LlmAsJudge(Evaluator, Generic[CriterionT]):
             await self._judge(a, e) for a, e in zip(actual_invocations, expected, strict=True)
         ]
         return self.aggregate_invocation_results(results) if results else EvaluationResult()
+
+    @property
+    def expected_invocations_required(self) -> bool:
+        return self._expected_invocations_required
 
     async def close(self) -> None:
         """Closes the judge model's client, if one was made."""

@@ -13,6 +13,9 @@ from pyadk.evaluation.rubric_based_final_response_quality_v1 import (
     RubricBasedFinalResponseQualityV1Evaluator,
 )
 from pyadk.evaluation.rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
+from pyadk.evaluation.simulation.per_turn_user_simulator_quality_v1 import (
+    PerTurnUserSimulatorQualityV1,
+)
 from pyadk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
 EvaluatorFactory = Callable[[EvalMetric], Evaluator]
@@ -26,6 +29,7 @@ _REGISTRY: dict[str, EvaluatorFactory] = {
     ),
     PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value: RubricBasedToolUseV1Evaluator,
     PrebuiltMetrics.HALLUCINATIONS_V1.value: HallucinationsV1Evaluator,
+    PrebuiltMetrics.PER_TURN_USER_SIMULATOR_QUALITY_V1.value: PerTurnUserSimulatorQualityV1,
 }
 
 _JUDGED = {
@@ -33,6 +37,7 @@ _JUDGED = {
     PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value,
     PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value,
     PrebuiltMetrics.HALLUCINATIONS_V1.value,
+    PrebuiltMetrics.PER_TURN_USER_SIMULATOR_QUALITY_V1.value,
 }
 """The built-in metrics a judge model scores (listed apart in error messages)."""
 
@@ -42,7 +47,9 @@ _VERTEX = (
 UNAVAILABLE_METRICS: dict[str, str] = {
     PrebuiltMetrics.SAFETY_V1.value: _VERTEX,
     "response_evaluation_score": _VERTEX,
-    "per_turn_user_simulator_quality_v1": "pyadk does not simulate users",
+    "multi_turn_task_success_v1": _VERTEX,
+    "multi_turn_trajectory_quality_v1": _VERTEX,
+    "multi_turn_tool_use_quality_v1": _VERTEX,
 }
 """google-adk metrics pyadk does not offer, with the reason (unless registered)."""
 
