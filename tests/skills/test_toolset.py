@@ -416,5 +416,47 @@ def test_unsupported_options_and_duplicates_are_refused(toolset: SkillToolset) -
     for option in ("environment", "skills_folder", "lifecycle_config"):
         with pytest.raises(NotImplementedError, match=f"{option}=..."):
             SkillToolset(**{option: object()})
-    with pytest.raises(NotImplementedError, match="save_output_artifacts"):
+    with pytest.raises(ValueError, match="needs code_executor=SandboxedCodeExecutor"):
         SkillToolset(save_output_artifacts=True)
+
+
+async def test_files_a_script_writes_can_be_saved_as_artifacts(skills_root: Path) -> None:
+    folder = write_skill(
+        skills_root,
+        "exporter",
+        files={
+            "assets/template.txt": "Total: {}",
+            "scripts/export.py": (
+                "import os\n"
+                "os.makedirs('out', exist_ok=True)\n"
+                "t = open('assets/template.txt').read()\n"
+                "open('out/report.txt', 'w').write(t.format(42))\n"
+                "print('written')\n"
+            ),
+        },
+    )
+    toolset = SkillToolset(
+        [load_skill_from_dir(folder)],
+        code_executor=SandboxedCodeExecutor(),
+        save_output_artifacts=True,
+    )
+    model = ScriptedModel(
+        [
+            function_call(
+                "run_skill_script", {"skill_name": "exporter", "file_path": "scripts/export.py"}
+            ),
+            "done",
+        ]
+    )
+    runner = TestRunner(LlmAgent(name="a", model=model, tools=[toolset]))
+    result = responses(await runner.run("export"))[0]
+    assert result["stdout"] == "written\n" and result["status"] == "success"
+    # Only what the script wrote, not the skill's own files.
+    assert result["saved_artifacts"] == ["out/report.txt"]
+    artifact = await runner.artifact_service.load_artifact(
+        app_name=runner.app_name,
+        user_id=runner.user_id,
+        session_id=runner.session_id,
+        filename="out/report.txt",
+    )
+    assert artifact.inline_data.data == b"Total: 42"

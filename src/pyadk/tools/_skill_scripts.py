@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk.code_executors.code_execution_utils import CodeExecutionInput
 from pyadk.skills._utils import _validate_relative_resource_path
+from pyadk.tools._skill_artifacts import save_generated_files
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.code_executors.base_code_executor import BaseCodeExecutor
     from pyadk.skills.models import Skill
+    from pyadk.tools.tool_context import ToolContext
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +29,11 @@ _SHELL_MARK = "__pyadk_skill_shell_result__"
 _PROLOGUE = """\
 import atexit, json, os, runpy, shutil, subprocess, sys, tempfile
 _files = {files!r}
-_dir = tempfile.mkdtemp(prefix="skill-")
-atexit.register(shutil.rmtree, _dir, True)
+if {in_place!r}:
+    _dir = os.getcwd()
+else:
+    _dir = tempfile.mkdtemp(prefix="skill-")
+    atexit.register(shutil.rmtree, _dir, True)
 for _rel, _content in _files.items():
     _path = os.path.join(_dir, _rel)
     os.makedirs(os.path.dirname(_path), exist_ok=True)
@@ -96,8 +101,8 @@ def script_kind(file_path: str) -> str:
     )
 
 
-def build_script_code(skill: Skill, script_name: str, argv: list[str], timeout: float) -> str:
-    """Python code that materialises the skill and runs ``scripts/<script_name>``."""
+def skill_files(skill: Skill) -> dict[str, str | bytes]:
+    """Every file of the skill by its path in the skill folder (``references/...``)."""
     files: dict[str, str | bytes] = {}
     for name, content in skill.resources.references.items():
         files[f"references/{_validate_relative_resource_path(name)}"] = content
@@ -105,8 +110,16 @@ def build_script_code(skill: Skill, script_name: str, argv: list[str], timeout: 
         files[f"assets/{_validate_relative_resource_path(name)}"] = content
     for name, script in skill.resources.scripts.items():
         files[f"scripts/{_validate_relative_resource_path(name)}"] = script.src
+    return files
+
+
+def build_script_code(
+    skill: Skill, script_name: str, argv: list[str], timeout: float, *, in_place: bool = False
+) -> str:
+    """Python code that materialises the skill and runs ``scripts/<script_name>``: in a
+    new temporary directory, or in the working directory with ``in_place=True``."""
     path = f"scripts/{script_name}"
-    code = _PROLOGUE.format(files=files)
+    code = _PROLOGUE.format(files=skill_files(skill), in_place=in_place)
     if script_kind(script_name) == "python":
         return code + _PYTHON.format(argv=[path, *argv], path=path)
     return code + _SHELL.format(argv=["bash", path, *argv], timeout=timeout, mark=_SHELL_MARK)
@@ -128,11 +141,21 @@ async def run_skill_script(
     file_path: str,
     argv: list[str],
     timeout: float,
+    artifacts_to: ToolContext | None = None,
 ) -> dict[str, Any]:
-    """Runs the script; the result the model gets (stdout, stderr, status)."""
-    code = build_script_code(skill, script_name, argv, timeout)
+    """Runs the script; the result the model gets (stdout, stderr, status).
+
+    With ``artifacts_to`` (a sandboxed executor's tool context), the files the script
+    creates or changes are saved as artifacts and listed in ``saved_artifacts``.
+    """
+    executor = _with_timeout(executor, timeout)
+    in_place = artifacts_to is not None
+    if in_place:  # the sandbox returns the files of its fresh working directory
+        more = executor.max_output_files + len(skill_files(skill))  # type: ignore[attr-defined]
+        executor = executor.model_copy(update={"max_output_files": more})
+    code = build_script_code(skill, script_name, argv, timeout, in_place=in_place)
     result = await asyncio.to_thread(
-        _with_timeout(executor, timeout).execute_code,
+        executor.execute_code,
         invocation_context,  # type: ignore[arg-type]
         CodeExecutionInput(code=code),
     )
@@ -145,13 +168,22 @@ async def run_skill_script(
         status = "warning"
     else:
         status = "success"
-    return {
+    response: dict[str, Any] = {
         "skill_name": skill.name,
         "file_path": file_path,
         "stdout": stdout,
         "stderr": stderr,
         "status": status,
     }
+    if artifacts_to is not None:
+        saved, skipped = await save_generated_files(
+            artifacts_to, result.output_files, skill_files(skill)
+        )
+        if saved:
+            response["saved_artifacts"] = saved
+        if skipped:
+            response["skipped_artifacts"] = skipped
+    return response
 
 
 def _shell_outcome(stdout: str, stderr: str, rc: int | None) -> tuple[str, str, int | None]:

@@ -368,6 +368,7 @@ class RunSkillScriptTool(_SkillTool):
                     args.get("args"), args.get("short_options"), args.get("positional_args")
                 ),
                 self._toolset._script_timeout,
+                artifacts_to=tool_context if self._toolset._save_output_artifacts else None,
             )
         except Exception as exc:
             logger.exception("Running %r of skill %r failed", file_path, skill_name)

@@ -76,8 +76,11 @@ class SkillToolset(BaseToolset):
     ``additional_tools`` (callables, tools or toolsets) are offered once a skill naming
     them in ``metadata.adk_additional_tools`` has been loaded by the agent.
 
+    ``save_output_artifacts=True`` (with a ``SandboxedCodeExecutor`` only) saves the files
+    a script writes as artifacts.
+
     Not built (they raise NotImplementedError): ``environment``, ``skills_folder``,
-    ``save_output_artifacts=True``, ``lifecycle_config``.
+    ``lifecycle_config``.
     """
 
     def __init__(
@@ -101,7 +104,6 @@ class SkillToolset(BaseToolset):
             ("environment", environment),
             ("skills_folder", skills_folder),
             ("lifecycle_config", lifecycle_config),
-            ("save_output_artifacts", save_output_artifacts or None),
         ):
             if value is not None:
                 raise NotImplementedError(
@@ -109,6 +111,12 @@ class SkillToolset(BaseToolset):
                     "through a code_executor (e.g. SandboxedCodeExecutor), skills stay "
                     "active for the session. See docs/skills.md."
                 )
+        if save_output_artifacts and not _is_sandboxed(code_executor):
+            raise ValueError(
+                "save_output_artifacts=True needs code_executor=SandboxedCodeExecutor(...): "
+                "it returns the files a script writes."
+            )
+        self._save_output_artifacts = save_output_artifacts
         self._skills: dict[str, Skill] = {}
         for skill in skills or []:
             if skill.name in self._skills:
@@ -270,3 +278,9 @@ class SkillToolset(BaseToolset):
             result = toolset.close()
             if inspect.isawaitable(result):
                 await result
+
+
+def _is_sandboxed(executor: object) -> bool:
+    from pyadk.code_executors.sandboxed_code_executor import SandboxedCodeExecutor
+
+    return isinstance(executor, SandboxedCodeExecutor)
