@@ -12,7 +12,7 @@ from pydantic import Field, PrivateAttr
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
-from pyadk.agents.pause import holds_resume_target
+from pyadk.agents.pause import holds_resume_target, mark_waiting
 from pyadk.events.event import Event
 from pyadk.workflow._agent_node import AgentNode
 from pyadk.workflow._errors import WorkflowConfigurationError
@@ -68,6 +68,11 @@ class Workflow(BaseAgent):
     A Workflow is an agent: a Runner's root agent, a sub-agent of a workflow
     agent, or a node of another Workflow. Its run ends with the usual outcome
     event; a node failure (after retries) fails it and is raised.
+
+    A node waiting for the client (its agent's approval, credential or
+    long-running call; a ``RequestInput``) pauses the run once nothing else can
+    run: it writes a pause event, and the workflows around it pause too. The
+    client's answer, in a later turn, resumes the run at that node.
     """
 
     edges: list[Any] = Field(default_factory=list)
@@ -131,7 +136,7 @@ class Workflow(BaseAgent):
             async for event in stream:
                 yield event
         if run.paused:  # the workflows and agents above stop here too
-            ctx._counters.waiting.add(self.name)
+            mark_waiting(ctx)
         elif nested is not None and run.terminal_outputs:
             nested.output = next(iter(run.terminal_outputs.values()))
             nested.has_output = True
