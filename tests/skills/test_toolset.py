@@ -410,6 +410,13 @@ async def test_inject_state_fills_placeholders_on_load(skills_root: Path) -> Non
     assert responses(events)[0]["instructions"] == "Greet Ada in ."
 
 
+def test_clone_with_updated_skills_keeps_the_configuration(toolset: SkillToolset) -> None:
+    clone = toolset.clone_with_updated_skills(toolset.skills[:1])
+    assert [s.name for s in clone.skills] == ["greeting"]
+    assert clone._code_executor is toolset._code_executor
+    assert clone._script_timeout == toolset._script_timeout
+
+
 def test_unsupported_options_and_duplicates_are_refused(toolset: SkillToolset) -> None:
     with pytest.raises(ValueError, match="Duplicate skill name 'weather-report'"):
         SkillToolset([toolset.skills[1], toolset.skills[1]])

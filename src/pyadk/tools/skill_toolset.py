@@ -100,16 +100,16 @@ class SkillToolset(BaseToolset):
         lifecycle_config: Any = None,
     ) -> None:
         super().__init__(tool_filter=tool_filter)
-        for option, value in (
-            ("environment", environment),
-            ("skills_folder", skills_folder),
-            ("lifecycle_config", lifecycle_config),
+        sandbox = "scripts run through a code_executor (e.g. SandboxedCodeExecutor)"
+        for option, value, instead in (
+            ("environment", environment, sandbox),
+            ("skills_folder", skills_folder, sandbox),
+            ("lifecycle_config", lifecycle_config, "loaded skills stay active all session"),
         ):
             if value is not None:
                 raise NotImplementedError(
-                    f"SkillToolset({option}=...) is not supported by pyadk: scripts run "
-                    "through a code_executor (e.g. SandboxedCodeExecutor), skills stay "
-                    "active for the session. See docs/skills.md."
+                    f"SkillToolset({option}=...) is not supported by pyadk: {instead}. "
+                    "See docs/skills.md."
                 )
         if save_output_artifacts and not _is_sandboxed(code_executor):
             raise ValueError(
@@ -132,6 +132,7 @@ class SkillToolset(BaseToolset):
         self._provided_toolsets: list[BaseToolset] = []
         for item in additional_tools or []:
             self._add_provided(item)
+        self._additional = list(additional_tools or [])
         self._tools: list[BaseTool] = []
         if discovery_mode is SkillDiscoveryMode.LAZY:
             self._tools.append(ListSkillsTool(self))
@@ -151,6 +152,20 @@ class SkillToolset(BaseToolset):
             self._provided_tools[tool.name] = tool
         else:
             raise TypeError(f"additional_tools item {item!r} is not a tool, toolset or callable.")
+
+    def clone_with_updated_skills(self, skills: list[Skill]) -> SkillToolset:
+        """A toolset configured as this one, with other skills."""
+        return SkillToolset(
+            skills,
+            registry=self._registry,
+            code_executor=self._code_executor,
+            script_timeout=self._script_timeout,
+            save_output_artifacts=self._save_output_artifacts,
+            additional_tools=self._additional,
+            tool_name_prefix=self.tool_name_prefix,
+            tool_filter=self.tool_filter,
+            discovery_mode=self._discovery_mode,
+        )
 
     @property
     def skills(self) -> list[Skill]:
