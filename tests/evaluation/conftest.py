@@ -62,3 +62,35 @@ def judge() -> Iterator[JudgeScript]:
     for pattern in ScriptedJudge.supported_models():
         registry_module._registry.pop(pattern, None)
     registry_module._resolve_cached.cache_clear()
+
+
+USER_MODEL_NAME = "scripted-user"
+
+USER_SCRIPT = JudgeScript()
+"""What the simulated user's model writes (same script mechanics as the judge's)."""
+
+
+class ScriptedUser(BaseLlm):
+    """Serves ``scripted-user``; every instance answers from :data:`USER_SCRIPT`."""
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [USER_MODEL_NAME]
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        prompt = llm_request.contents[-1].parts[0].text or ""
+        async for response in responses_for(USER_SCRIPT.answer(prompt), stream):
+            yield response
+
+
+@pytest.fixture
+def simulated_user() -> Iterator[JudgeScript]:
+    """The script of a registered ``scripted-user`` model (fresh for each test)."""
+    USER_SCRIPT.reset()
+    LLMRegistry.register(ScriptedUser)
+    yield USER_SCRIPT
+    for pattern in ScriptedUser.supported_models():
+        registry_module._registry.pop(pattern, None)
+    registry_module._resolve_cached.cache_clear()

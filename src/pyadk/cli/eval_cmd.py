@@ -29,6 +29,7 @@ from pyadk.evaluation import (
     EvalStatus,
     LocalEvalSetResultsManager,
     MissingEvalExtraError,
+    check_user_simulation,
     evaluate_eval_set,
     find_config_for_test_file,
     get_eval_metrics_from_config,
@@ -38,6 +39,7 @@ from pyadk.evaluation import (
     summarize,
 )
 from pyadk.evaluation.eval_config import CONFIG_FILE_NAME
+from pyadk.evaluation.simulation.user_simulator import BaseUserSimulatorConfig
 
 _HINT = "EVAL_SET_FILE"
 
@@ -49,6 +51,8 @@ class EvalJob:
     path: Path
     eval_set: EvalSet
     metrics: list[EvalMetric]
+    user_simulator_config: BaseUserSimulatorConfig | None = None
+    """How the set's conversation-scenario cases are simulated (the config's)."""
 
 
 def one_line(error: Exception) -> str:
@@ -105,7 +109,12 @@ def prepare_job(spec: str, config: tuple[EvalConfig, Path] | None) -> EvalJob:
         eval_set = eval_set.select(eval_ids)
     except ValueError as error:
         raise click.BadParameter(f"{path}: {error}", param_hint=_HINT) from error
-    return EvalJob(path, eval_set, metrics)
+    simulator = eval_config.user_simulator_config
+    try:
+        check_user_simulation(eval_set, metrics, simulator)  # before any case runs
+    except ValueError as error:
+        raise CliError(f"{path}: {one_line(error)}") from error
+    return EvalJob(path, eval_set, metrics, simulator)
 
 
 def _read_eval_set(path: Path) -> EvalSet:
@@ -133,6 +142,7 @@ async def run_jobs(
             eval_set_file=str(job.path),
             close_toolsets=job is jobs[-1],  # the agent's MCP connections etc., once
             fake_recorded_tools=fake_recorded_tools,
+            user_simulator_config=job.user_simulator_config,
         )
         for job in jobs
     ]

@@ -41,7 +41,11 @@ from pyadk.evaluation.eval_metrics import (
 )
 from pyadk.evaluation.eval_result import EvalCaseResult, EvalSetResult
 from pyadk.evaluation.eval_rubrics import Rubric, RubricContent, RubricScore
-from pyadk.evaluation.eval_runner import evaluate_eval_case, evaluate_eval_set
+from pyadk.evaluation.eval_runner import (
+    check_user_simulation,
+    evaluate_eval_case,
+    evaluate_eval_set,
+)
 from pyadk.evaluation.eval_set import EvalSet
 from pyadk.evaluation.eval_set_files import EvalSetFileError, eval_set_files, load_eval_set
 from pyadk.evaluation.eval_summary import (
@@ -156,6 +160,7 @@ __all__ = [
     "UserPersonaRegistry",
     "UserSimulator",
     "UserSimulatorProvider",
+    "check_user_simulation",
     "eval_set_files",
     "evaluate_eval_case",
     "evaluate_eval_set",

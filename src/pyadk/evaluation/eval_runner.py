@@ -62,7 +62,7 @@ async def evaluate_eval_set(
     fakes, app_details = ToolFakesPlugin(), AppDetailsRecorder()
     runner = InMemoryRunner(agent, app_name=app_name or agent.name, plugins=[fakes, app_details])
     try:
-        await _check_simulation(eval_set, evaluators, provider)
+        _check_simulation(eval_set, evaluators, provider)
         for run in range(1, num_runs + 1):
             for eval_case in eval_set.eval_cases:
                 recorded = recorded_fakes(eval_case) if fake_recorded_tools else []
@@ -81,14 +81,24 @@ async def evaluate_eval_set(
     return results
 
 
-async def _check_simulation(
+def check_user_simulation(
+    eval_set: EvalSet,
+    eval_metrics: list[EvalMetric],
+    user_simulator_config: BaseUserSimulatorConfig | None = None,
+) -> None:
+    """What :func:`evaluate_eval_set` checks before running: ValueError when the
+    simulator of the set's scenario cases cannot be made (its model is not served), or
+    a metric can score none of the set's cases."""
+    evaluators = [get_evaluator(metric) for metric in eval_metrics]
+    _check_simulation(eval_set, evaluators, UserSimulatorProvider(user_simulator_config))
+
+
+def _check_simulation(
     eval_set: EvalSet, evaluators: list[Evaluator], provider: UserSimulatorProvider
 ) -> None:
-    """ValueError before any run: the simulator of the set's scenarios cannot be made,
-    or a metric can score none of the set's cases."""
     scenarios = [case for case in eval_set.eval_cases if case.conversation_scenario]
     if scenarios:
-        await provider.provide(scenarios[0]).close()  # resolves the simulator's model
+        provider.provide(scenarios[0])  # resolves the simulator's model (made on first use)
     if not eval_set.eval_cases:
         return
     set_id = eval_set.eval_set_id
