@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import warnings
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,10 @@ import httpx
 import pytest
 from server_support import LiveServer, run_body
 
+from pyadk import types
 from pyadk.agents import LlmAgent
+from pyadk.models import BaseLlm, LLMRegistry, LlmRequest, LlmResponse
+from pyadk.models import registry as registry_module
 from pyadk.server import create_app
 from pyadk.testing import ScriptedModel
 
@@ -257,15 +260,94 @@ def test_run_eval_errors_name_the_problem(client: httpx.Client) -> None:
     missing_set = client.post(f"{APP}/eval_sets/nope/run_eval", json={"evalMetrics": []})
     assert missing_set.status_code == 404
     assert missing_set.json()["detail"] == "Eval set 'nope' not found for app 'forecast'."
-    simulated = run_eval(client, userSimulatorConfig={"type": "llm"})
+    simulated = run_eval(client, userSimulatorConfig={"type": "llm_audio"})
     assert simulated.status_code == 400
-    assert simulated.json()["detail"] == "userSimulatorConfig is not supported by pyadk."
+    assert simulated.json()["detail"] == (
+        "userSimulatorConfig: user simulator type 'llm_audio' is not available in pyadk "
+        "(known: llm_backed)"
+    )
+    live = run_eval(client, liveModelConfig={"timeoutSeconds": 5})
+    assert live.status_code == 400
+    assert live.json()["detail"] == "liveModelConfig is not supported by pyadk."
     assert client.get(f"{APP}/eval_results").json() == []  # nothing ran
+
+
+class RouteModel(BaseLlm):
+    """Plays the simulated user (``route-user``: names Oslo, then ends once the agent
+    answered about it) and the judge (``route-judge``: every message is valid)."""
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return ["route-user", "route-judge"]
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        prompt = llm_request.contents[-1].parts[0].text or ""
+        if self.model == "route-judge":
+            text = '{"is_valid": true}'
+        else:
+            text = "</finished>" if "in Oslo" in prompt else "And in Oslo?"
+        yield LlmResponse(content=types.ModelContent(text))
+
+
+@pytest.fixture
+def route_models() -> Iterator[None]:
+    LLMRegistry.register(RouteModel)
+    yield
+    for pattern in RouteModel.supported_models():
+        registry_module._registry.pop(pattern, None)
+    registry_module._resolve_cached.cache_clear()
+
+
+def test_run_eval_simulates_scenario_cases_with_the_user_simulator_config(
+    client: httpx.Client, route_models: None
+) -> None:
+    case_with_set(client)
+    scenario = {"startingPrompt": "Weather in Paris?", "conversationPlan": "Ask about Oslo."}
+    put = client.put(
+        f"{APP}/eval_sets/trips/evals/paris_oslo", json={"conversationScenario": scenario}
+    )
+    assert put.status_code == 200 and "conversation" not in put.json()
+    per_turn = {
+        "metricName": "per_turn_user_simulator_quality_v1",
+        "threshold": 1.0,
+        "criterion": {"threshold": 1.0, "judgeModelOptions": {"judgeModel": "route-judge"}},
+    }
+    simulator = {"type": "llm_backed", "model": "route-user"}
+
+    reference = run_eval(client, userSimulatorConfig=simulator)  # the default criteria
+    assert reference.status_code == 400
+    assert (
+        "'tool_trajectory_avg_score' compares with an expected conversation"
+        in (reference.json()["detail"])
+    )
+    unserved = run_eval(
+        client, evalMetrics=[per_turn], userSimulatorConfig={"model": "nobody-serves-this"}
+    )
+    assert unserved.status_code == 400
+    assert "User simulator model 'nobody-serves-this' cannot be used" in unserved.json()["detail"]
+    assert client.get(f"{APP}/eval_results").json() == []  # nothing ran
+
+    ran = run_eval(client, evalMetrics=[per_turn], userSimulatorConfig=simulator)
+    assert ran.status_code == 200, ran.text
+    [result] = ran.json()
+    assert result["finalEvalStatus"] == PASSED
+    turns = result["evalMetricResultPerInvocation"]
+    said = [t["actualInvocation"]["userContent"]["parts"][0]["text"] for t in turns]
+    assert said == ["Weather in Paris?", "And in Oslo?"]
+    answers = [t["actualInvocation"]["finalResponse"]["parts"][0]["text"] for t in turns]
+    assert answers == [
+        "Tomorrow it will be sunny in Paris.",
+        "Tomorrow it will be snowing in Oslo.",
+    ]
+    assert [t["evalMetricResults"][0]["score"] for t in turns] == [1.0, 1.0]
 
 
 BUILT_IN_METRICS = (
     "final_response_match_v2",
     "hallucinations_v1",
+    "per_turn_user_simulator_quality_v1",
     "response_match_score",
     "rubric_based_final_response_quality_v1",
     "rubric_based_tool_use_quality_v1",

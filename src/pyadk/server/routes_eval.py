@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pyadk.evaluation.eval_set import EvalSet
     from pyadk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
     from pyadk.evaluation.local_eval_sets_manager import LocalEvalSetsManager
+    from pyadk.evaluation.simulation.user_simulator import BaseUserSimulatorConfig
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,11 @@ METRIC_DESCRIPTIONS = {
     "hallucinations_v1": (
         "The share of the response's sentences a judge model finds supported by the "
         "instructions, tools and context, from 0 to 1."
+    ),
+    "per_turn_user_simulator_quality_v1": (
+        "The share of a simulated user's messages that keep to its conversation scenario "
+        "(the first is the starting prompt, a judge model checks the others and the "
+        "ending), from 0 to 1."
     ),
 }
 
@@ -108,6 +114,8 @@ class RunEvalRequest(_Body):
     """EvalMetric JSON (camelCase or snake_case); empty: the default criteria."""
     live_model_config: dict[str, Any] | None = None
     user_simulator_config: dict[str, Any] | None = None
+    """How the set's conversation-scenario cases are simulated (by ``type``; none: the
+    LLM-backed simulator's defaults)."""
 
 
 def make_router(ctx: ServerContext) -> APIRouter:
@@ -245,21 +253,25 @@ def make_router(ctx: ServerContext) -> APIRouter:
     async def run(
         app_name: str, eval_set_id: str, body: RunEvalRequest, request: Request
     ) -> tuple[str, list[dict[str, Any]]]:
-        from pyadk.evaluation.eval_runner import evaluate_eval_set
+        from pyadk.evaluation.eval_runner import check_user_simulation, evaluate_eval_set
         from pyadk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 
         manager = sets_manager(request, app_name)
         eval_set = _load_set(manager, app_name, eval_set_id)
-        for name in ("live_model_config", "user_simulator_config"):
-            if getattr(body, name) is not None:
-                raise HTTPException(
-                    status_code=400, detail=f"{to_camel(name)} is not supported by pyadk."
-                )
+        if body.live_model_config is not None:
+            raise HTTPException(
+                status_code=400, detail="liveModelConfig is not supported by pyadk."
+            )
         try:
             selected = eval_set.select(body.eval_case_ids or body.eval_ids)
         except ValueError as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from exc
         metrics = _metrics(body.eval_metrics)
+        simulator = _simulator_config(body.user_simulator_config)
+        try:
+            check_user_simulation(selected, metrics, simulator)
+        except ValueError as exc:
+            raise HTTPException(status_code=400, detail=str(exc)) from exc
         agent = ctx.agent(app_name)
         try:
             results = await evaluate_eval_set(
@@ -269,6 +281,7 @@ def make_router(ctx: ServerContext) -> APIRouter:
                 app_name=app_name,
                 eval_set_file=eval_set_id,
                 close_toolsets=False,  # the server keeps serving this agent
+                user_simulator_config=simulator,
             )
         except Exception as exc:
             logger.exception("Eval run failed (app %r, eval set %r)", app_name, eval_set_id)
@@ -422,6 +435,20 @@ def _metrics(given: list[dict[str, Any]]) -> list[EvalMetric]:
         except (ValueError, ImportError) as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from exc
     return metrics
+
+
+def _simulator_config(given: dict[str, Any] | None) -> BaseUserSimulatorConfig | None:
+    """The run request's user simulator config; 400 when it cannot be used."""
+    from pydantic import ValidationError
+
+    from pyadk.evaluation.simulation.user_simulator import parse_user_simulator_config
+
+    if given is None:
+        return None
+    try:
+        return parse_user_simulator_config(given)
+    except (ValueError, ValidationError) as exc:
+        raise HTTPException(status_code=400, detail=f"userSimulatorConfig: {exc}") from exc
 
 
 def _json_safe(result: EvalCaseResult) -> EvalCaseResult:
