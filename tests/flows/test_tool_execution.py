@@ -462,3 +462,19 @@ async def test_runner_close_reaches_agent_tools_and_finally_agents_once_each() -
     await runner.close()
 
     assert (shared.closed, behind_tool.closed, in_finally.closed) == (1, 1, 1)
+
+
+async def test_a_toolset_shapes_each_request_before_its_tools() -> None:
+    class Briefed(_Toolset):
+        async def process_llm_request(self, *, tool_context, llm_request) -> None:
+            assert tool_context.agent_name == "files"
+            assert llm_request.tools_dict == {}  # before any tool declared itself
+            llm_request.append_instructions(["Ask before deleting."])
+
+    model = ScriptedModel([function_call("read", {"path": "/a"}), "done"])
+    agent = LlmAgent(name="files", model=model, instruction="Manage files.", tools=[Briefed()])
+    await TestRunner(agent).run("read /a")
+    for request in model.requests:  # each step's request
+        assert request.system_instruction_text().endswith("\n\nAsk before deleting.")
+        assert set(request.tools_dict) == {"read", "delete"}
+    assert len(model.requests) == 2

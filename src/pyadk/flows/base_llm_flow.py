@@ -29,6 +29,7 @@ from pyadk.models.llm_response import LlmResponse
 from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_llm_call
 from pyadk.tools.base_tool import BaseTool
+from pyadk.tools.base_toolset import BaseToolset
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
@@ -275,6 +276,10 @@ class BaseLlmFlow:
         if not isinstance(agent, LlmAgent) or not agent.tools:
             return
         tool_context: ToolContext | None = None
+        for toolset in _toolsets_with_request_hooks(agent):  # rare: most have none
+            if tool_context is None:
+                tool_context = ToolContext(ctx)
+            await toolset.process_llm_request(tool_context=tool_context, llm_request=llm_request)
         for tool in await agent.canonical_tools(ReadonlyContext(ctx)):
             if type(tool).process_llm_request is BaseTool.process_llm_request:
                 llm_request.append_tools([tool])  # what it would do, without a context
@@ -458,6 +463,16 @@ def _finalize_event(
 
 _FINALIZED = frozenset({"actions", "id", "timestamp"})
 """Fields every response event sets (besides the template's and the response's)."""
+
+
+def _toolsets_with_request_hooks(agent: LlmAgent) -> list[BaseToolset]:
+    """The agent's toolsets that shape model requests themselves, in order."""
+    return [
+        item
+        for item in agent.tools
+        if isinstance(item, BaseToolset)
+        and type(item).process_llm_request is not BaseToolset.process_llm_request
+    ]
 
 
 def _answered_calls(ctx: InvocationContext) -> tuple[Event, dict[str, ToolConfirmation]] | None:

@@ -64,16 +64,6 @@ class _SkillTool(BaseTool):
             name=self.name, description=self.description, parameters_json_schema=self._parameters()
         )
 
-    async def process_llm_request(
-        self, *, tool_context: ToolContext, llm_request: LlmRequest
-    ) -> None:
-        first = not self._toolset._declared_in(llm_request)
-        await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)
-        if first:
-            await self._toolset.process_llm_request(
-                tool_context=tool_context, llm_request=llm_request
-            )
-
     async def _fetch(self, skill_name: str, tool_context: ToolContext) -> Skill | dict[str, str]:
         """The skill, or the error result for the model."""
         try:

@@ -11,6 +11,8 @@ from pyadk.tools.base_tool import BaseTool
 if TYPE_CHECKING:
     from pyadk.agents.readonly_context import ReadonlyContext
     from pyadk.auth.auth_tool import AuthConfig
+    from pyadk.models.llm_request import LlmRequest
+    from pyadk.tools.tool_context import ToolContext
 
 ToolPredicate = Callable[[BaseTool, "ReadonlyContext | None"], bool]
 """Decides whether a tool of a toolset is offered in this context."""
@@ -38,6 +40,12 @@ class BaseToolset(abc.ABC):
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Releases the toolset's resources (connections, processes)."""
+
+    async def process_llm_request(  # noqa: B027 - optional hook
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        """Shapes each model request of an agent that has this toolset (e.g. adds to its
+        instruction); called before the agent's tools shape it. Nothing by default."""
 
     def _is_tool_selected(self, tool: BaseTool, readonly_context: ReadonlyContext | None) -> bool:
         if self.tool_filter is None:

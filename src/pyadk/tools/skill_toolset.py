@@ -261,14 +261,11 @@ class SkillToolset(BaseToolset):
         taken = {t.name for t in self._tools}
         return [candidates[n] for n in wanted if n in candidates and n not in taken]
 
-    def _declared_in(self, llm_request: LlmRequest) -> bool:
-        return any(getattr(t, "_toolset", None) is self for t in llm_request.tools_dict.values())
-
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
     ) -> None:
         """Adds the skill guidance (and, in EAGER mode, the catalog) to the request's
-        system instruction. The toolset's first tool calls it on every model request."""
+        system instruction, on every model request."""
         selected = {t.name for t in self._tools if self._is_tool_selected(t, tool_context)}
         instructions = [
             build_skill_system_instruction(
