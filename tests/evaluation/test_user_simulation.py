@@ -381,6 +381,12 @@ def test_test_config_json_carries_the_simulator_config(tmp_path: Path) -> None:
     dumped = camel.model_dump(by_alias=True, exclude_none=True)["userSimulatorConfig"]
     assert (dumped["type"], dumped["maxAllowedInvocations"]) == ("llm_backed", 20)
     assert EvalConfig().user_simulator_config is None
+    # Written back and read again, criteria keep their options (judge, rubrics).
+    judged = EvalConfig.model_validate(JUDGED)
+    again = EvalConfig.model_validate_json(judged.model_dump_json(by_alias=True))
+    assert again == judged
+    rubric = again.criteria["rubric_based_final_response_quality_v1"]
+    assert rubric.judge_model_options.judge_model == JUDGE_NAME  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(

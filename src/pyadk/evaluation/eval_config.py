@@ -59,7 +59,9 @@ class EvalConfig(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
-    criteria: dict[str, float | BaseCriterion] = Field(default_factory=_default_criteria)
+    criteria: dict[str, float | SerializeAsAny[BaseCriterion]] = Field(
+        default_factory=_default_criteria
+    )
     user_simulator_config: SerializeAsAny[BaseUserSimulatorConfig] | None = None
     """How eval cases with a conversation scenario are simulated, by ``type``
     (``"llm_backed"``, the default); None: :class:`LlmBackedUserSimulatorConfig`'s
