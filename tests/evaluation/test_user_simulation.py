@@ -621,3 +621,24 @@ def test_pyadk_eval_simulates_with_the_config_s_simulator(tmp_path: Path) -> Non
     )
     assert refused.returncode != 0
     assert "User simulator model 'nobody-serves-this' cannot be used" in refused.stderr
+
+
+async def test_a_simulated_case_starts_from_its_session_input(simulated_user: JudgeScript) -> None:
+    simulated_user.replies = ["</finished>"]
+
+    def echo_instruction(request: LlmRequest) -> str:
+        return str(request.config.system_instruction)
+
+    agent = LlmAgent(name="trip", model=FunctionModel(echo_instruction), instruction="Unit: {unit}")
+    session_input = {"appName": "trip", "userId": "ann", "state": {"unit": "C"}}
+    [result] = await evaluate_eval_set(
+        agent,
+        scenario_set(
+            {"evalId": "c", "conversationScenario": SCENARIO, "sessionInput": session_input}
+        ),
+        [],
+        user_simulator_config=simulator_config(),
+    )
+    assert result.user_id == "ann"
+    [row] = result.eval_metric_result_per_invocation
+    assert "Unit: C" in (get_text_from_content(row.actual_invocation.final_response) or "")
