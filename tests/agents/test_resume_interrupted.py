@@ -388,17 +388,21 @@ async def test_rounds_before_an_interruption_count_towards_max_iterations():
     assert log == ["payer saw {'ok': 500}", "intro", "payer", "payer saw {'ok': 500}"]
 
 
-async def test_an_inner_loop_resumed_in_a_later_outer_round_counts_only_that_rounds_runs():
+def nested_loops(log: list[str]) -> Any:
+    """Two rounds of an intro and an inner loop, itself two rounds of a step and a payer."""
     from pyadk.agents import LoopAgent
 
-    log: list[str] = []
     inner = LoopAgent(
         name="inner",
         sub_agents=[said(log, "step", "s"), payer(log, lookup, idempotent=True)],
         max_iterations=2,
     )
-    outer = LoopAgent(name="outer", sub_agents=[said(log, "intro", "hi"), inner], max_iterations=2)
-    runner = TestRunner(outer)
+    return LoopAgent(name="outer", sub_agents=[said(log, "intro", "hi"), inner], max_iterations=2)
+
+
+async def test_an_inner_loop_resumed_in_a_later_outer_round_counts_only_that_rounds_runs():
+    log: list[str] = []
+    runner = TestRunner(nested_loops(log))
     invocation = await interrupt_at(runner, "go", nth_pay_call(3))  # outer 2, inner 1
     log.clear()
     await runner.resume(invocation)
@@ -407,16 +411,8 @@ async def test_an_inner_loop_resumed_in_a_later_outer_round_counts_only_that_rou
 
 
 async def test_an_inner_loop_not_yet_started_in_the_resumed_outer_round_runs_all_its_rounds():
-    from pyadk.agents import LoopAgent
-
     log: list[str] = []
-    inner = LoopAgent(
-        name="inner",
-        sub_agents=[said(log, "step", "s"), payer(log, lookup, idempotent=True)],
-        max_iterations=2,
-    )
-    outer = LoopAgent(name="outer", sub_agents=[said(log, "intro", "hi"), inner], max_iterations=2)
-    runner = TestRunner(outer)
+    runner = TestRunner(nested_loops(log))
     intros = 0
 
     def second_intro(event: Any) -> bool:  # outer round 2, before the inner loop starts
