@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import Any
 
@@ -13,6 +14,25 @@ from pyadk.models import registry as registry_module
 from pyadk.testing.scripted_models import responses_for
 
 JUDGE_NAME = "scripted-judge"
+
+
+def section(prompt: str, tag: str) -> str:
+    """The text between ``<tag>`` and ``</tag>`` in a judge prompt."""
+    return prompt.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
+
+
+def rubric_verdicts(prompt: str) -> str:
+    """A rubric judge's answer: for each rubric "... X.", yes when the final answer
+    holds the word X."""
+    answer = section(prompt, "final_answer").lower()
+    blocks = []
+    for rubric_id, text in re.findall(
+        r"^- \[id: (.+?)\] (.+)$", section(prompt, "properties"), re.M
+    ):
+        word = text.rstrip(".").split()[-1].lower()
+        verdict = "yes" if word in answer else "no"
+        blocks.append(f"ID: {rubric_id}\nProperty: {text}\nRationale: {word}?\nVerdict: {verdict}")
+    return "\n\n".join(blocks)
 
 
 class JudgeScript:

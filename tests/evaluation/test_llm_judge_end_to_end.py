@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -27,7 +26,7 @@ from pyadk.evaluation import (
 from pyadk.models import LlmRequest
 from pyadk.testing import FunctionModel, function_call
 
-from .conftest import JUDGE_NAME, JudgeScript
+from .conftest import JUDGE_NAME, JudgeScript, rubric_verdicts, section
 
 SKIES = {"Paris": "sunny", "Oslo": "snowing"}
 
@@ -45,10 +44,6 @@ def get_weather(city: str) -> dict[str, str]:
     return {"city": city, "sky": SKIES.get(city, "grey")}
 
 
-def section(prompt: str, tag: str) -> str:
-    return prompt.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
-
-
 def keyword_judge(prompt: str) -> str:
     """Valid when the answer has the reference's first word; a rubric "The answer
     mentions X." holds when the answer has X."""
@@ -57,15 +52,7 @@ def keyword_judge(prompt: str) -> str:
         valid = key in section(prompt, "agent_response").lower()
         label = "valid" if valid else "invalid"
         return json.dumps({"reasoning": f"looked for {key}", "is_the_agent_response_valid": label})
-    answer = section(prompt, "final_answer").lower()
-    blocks = []
-    for rubric_id, text in re.findall(
-        r"^- \[id: (.+?)\] (.+)$", section(prompt, "properties"), re.M
-    ):
-        word = text.rstrip(".").split()[-1].lower()
-        verdict = "yes" if word in answer else "no"
-        blocks.append(f"ID: {rubric_id}\nProperty: {text}\nRationale: {word}?\nVerdict: {verdict}")
-    return "\n\n".join(blocks)
+    return rubric_verdicts(prompt)
 
 
 def turn(question: str, reference: str) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -44,7 +43,7 @@ from pyadk.models import LlmRequest
 from pyadk.runners import InMemoryRunner
 from pyadk.testing import FunctionModel, function_call
 
-from .conftest import JUDGE_NAME, USER_MODEL_NAME, JudgeScript
+from .conftest import JUDGE_NAME, USER_MODEL_NAME, JudgeScript, rubric_verdicts, section
 
 PLAN = "Book a flight to Oslo. Once it is booked, you are done."
 SCENARIO = {"startingPrompt": "I need a flight.", "conversationPlan": PLAN}
@@ -80,10 +79,6 @@ def scenario_set(*cases: dict[str, Any]) -> EvalSet:
 
 def simulator_config(**settings: Any) -> LlmBackedUserSimulatorConfig:
     return LlmBackedUserSimulatorConfig(model=USER_MODEL_NAME, **settings)
-
-
-def section(prompt: str, tag: str) -> str:
-    return prompt.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
 
 
 def user_texts(rows: Any) -> list[str | None]:
@@ -204,15 +199,7 @@ def simulation_judge(prompt: str) -> str:
         history = section(prompt, "conversation_history")
         valid = "Booked" in history if said == "</finished>" else "Oslo" in said
         return json.dumps({"reasoning": f"checked {said!r}", "is_valid": valid})
-    answer = section(prompt, "final_answer").lower()
-    blocks = []
-    for rubric_id, text in re.findall(
-        r"^- \[id: (.+?)\] (.+)$", section(prompt, "properties"), re.M
-    ):
-        word = text.rstrip(".").split()[-1].lower()
-        verdict = "yes" if word in answer else "no"
-        blocks.append(f"ID: {rubric_id}\nProperty: {text}\nRationale: r\nVerdict: {verdict}")
-    return "\n\n".join(blocks)
+    return rubric_verdicts(prompt)
 
 
 JUDGED = {
