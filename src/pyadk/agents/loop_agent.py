@@ -10,6 +10,7 @@ from pyadk.agents.conditions import Condition
 from pyadk.agents.failure_policy import FailurePolicy, RunState, run_in_order
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.events.event import Event
+from pyadk.utils.fast_models import set_field
 
 
 class LoopAgent(BaseAgent):
@@ -79,9 +80,10 @@ _ROUNDS = "loop_rounds"
 def _record_rounds(event: Event, running: dict[str, int]) -> None:
     """Records on ``event`` how many rounds each running loop had completed."""
     actions = event.actions
-    state = dict(actions.agent_state or {})
-    state[_ROUNDS] = {**state.get(_ROUNDS, {}), **running}
-    actions.agent_state = state
+    state = actions.agent_state
+    rounds = state.get(_ROUNDS) if state else None
+    # A new dict each time: the event's own is never changed in place.
+    set_field(actions, "agent_state", {**(state or {}), _ROUNDS: {**(rounds or {}), **running}})
 
 
 def _rounds_done(ctx: InvocationContext, loop_name: str) -> int:

@@ -276,11 +276,15 @@ class BaseLlmFlow:
         if not isinstance(agent, LlmAgent) or not agent.tools:
             return
         tool_context: ToolContext | None = None
-        for toolset in _toolsets_with_request_hooks(agent):  # rare: most have none
-            if tool_context is None:
-                tool_context = ToolContext(ctx)
-            await toolset.process_llm_request(tool_context=tool_context, llm_request=llm_request)
-        for tool in await agent.canonical_tools(ReadonlyContext(ctx)):
+        tools = await agent.canonical_tools(ReadonlyContext(ctx))
+        if agent._cache.tools is None:  # the agent has toolsets (only their tools vary)
+            for toolset in _toolsets_with_request_hooks(agent):
+                if tool_context is None:
+                    tool_context = ToolContext(ctx)
+                await toolset.process_llm_request(
+                    tool_context=tool_context, llm_request=llm_request
+                )
+        for tool in tools:
             if type(tool).process_llm_request is BaseTool.process_llm_request:
                 llm_request.append_tools([tool])  # what it would do, without a context
                 continue
