@@ -21,6 +21,20 @@ from server_support import LiveServer  # noqa: E402
 SPEC_TEMPLATE = (HERE / "petstore.yaml").read_text()
 
 
+def oauth_code_scheme(oauth_url: str, scope: str, meaning: str) -> dict:
+    """An OpenAPI OAuth2 authorization-code scheme on the test OAuth2 server."""
+    return {
+        "type": "oauth2",
+        "flows": {
+            "authorizationCode": {
+                "authorizationUrl": f"{oauth_url}/authorize",
+                "tokenUrl": f"{oauth_url}/token",
+                "scopes": {scope: meaning},
+            }
+        },
+    }
+
+
 @dataclass
 class LivePetstore:
     store: Petstore

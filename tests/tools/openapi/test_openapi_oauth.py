@@ -31,6 +31,8 @@ from pyadk.sessions import InMemorySessionService
 from pyadk.testing import FunctionModel, function_call
 from pyadk.tools.openapi_tool import OpenAPIToolset
 
+from .conftest import oauth_code_scheme
+
 AUTH_TESTS = Path(__file__).resolve().parents[2] / "auth"
 if str(AUTH_TESTS) not in sys.path:
     sys.path.insert(0, str(AUTH_TESTS))
@@ -102,16 +104,7 @@ class NotesApi:
             },
             "components": {
                 "securitySchemes": {
-                    "notesAuth": {
-                        "type": "oauth2",
-                        "flows": {
-                            "authorizationCode": {
-                                "authorizationUrl": f"{oauth.url}/authorize",
-                                "tokenUrl": f"{oauth.url}/token",
-                                "scopes": {"read:me": "Read your profile"},
-                            }
-                        },
-                    }
+                    "notesAuth": oauth_code_scheme(oauth.url, "read:me", "Read your profile")
                 }
             },
         }

@@ -30,6 +30,8 @@ from pyadk.sessions import InMemorySessionService
 from pyadk.testing import FunctionModel, function_call
 from pyadk.tools.openapi_tool import OpenAPIToolset
 
+from .conftest import oauth_code_scheme
+
 AUTH_TESTS = Path(__file__).resolve().parents[2] / "auth"
 if str(AUTH_TESTS) not in sys.path:
     sys.path.insert(0, str(AUTH_TESTS))
@@ -87,16 +89,7 @@ class FilesApi:
             "paths": {"/me": get("getMyProfile"), "/admin": get("getAdminReport")},
             "components": {
                 "securitySchemes": {
-                    "filesAuth": {
-                        "type": "oauth2",
-                        "flows": {
-                            "authorizationCode": {
-                                "authorizationUrl": f"{oauth.url}/authorize",
-                                "tokenUrl": f"{oauth.url}/token",
-                                "scopes": {"read": "Read your files"},
-                            }
-                        },
-                    }
+                    "filesAuth": oauth_code_scheme(oauth.url, "read", "Read your files")
                 }
             },
         }
