@@ -20,6 +20,7 @@ from pyadk.sessions import (
     StaleSessionError,
 )
 from pyadk.sessions._migrations import LATEST_VERSION
+from pyadk.sessions.sqlite_session_service import sqlite_target
 from pyadk.testing import ScriptedModel
 from pyadk.testing.session_conformance import delta_event, text_event
 
@@ -55,6 +56,49 @@ async def test_google_adk_argument_name_is_accepted(path):
         assert await reopened.get_session(app_name="a", user_id="u", session_id="s")
     finally:
         await reopened.close()
+
+
+@pytest.mark.parametrize("scheme", ["sqlite", "sqlite+aiosqlite"])
+async def test_a_sqlalchemy_style_url_names_the_same_file_as_its_path(path, scheme):
+    # google-adk's SqliteSessionService takes both; a URL must not become a directory
+    # literally named "sqlite:" under the working directory.
+    service = SqliteSessionService(f"{scheme}:///{path}")
+    try:
+        await service.create_session(app_name="a", user_id="u", session_id="s")
+    finally:
+        await service.close()
+    assert service.path == str(path)
+    reopened = SqliteSessionService(path)
+    try:
+        assert await reopened.get_session(app_name="a", user_id="u", session_id="s")
+    finally:
+        await reopened.close()
+
+
+def test_sqlite_urls_follow_sqlalchemy_conventions(tmp_path, monkeypatch):
+    assert sqlite_target("sqlite:///relative.db") == "relative.db"
+    assert sqlite_target("sqlite:////abs/s.db") == "/abs/s.db"
+    assert sqlite_target("sqlite://") == ":memory:"
+    assert sqlite_target("sqlite:///:memory:") == ":memory:"
+    assert sqlite_target("sqlite:////abs/my%20s.db") == "/abs/my s.db"
+    assert sqlite_target("sqlite:////abs/s.db?mode=ro") == "file:/abs/s.db?mode=ro"
+    assert sqlite_target(tmp_path / "s.db") == str(tmp_path / "s.db")
+    assert sqlite_target("file:x.db?mode=memory") == "file:x.db?mode=memory"
+    for bad in ("sqlite://host/x.db", "sqlite:x.db"):
+        with pytest.raises(ValueError, match=r"Invalid SQLite URI .* sqlite:///relative\.db"):
+            sqlite_target(bad)
+
+
+async def test_a_read_only_url_cannot_write(path):
+    writer = SqliteSessionService(path)
+    await writer.create_session(app_name="a", user_id="u", session_id="s")
+    await writer.close()
+    reader = SqliteSessionService(f"sqlite:///{path}?mode=ro")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            await reader.create_session(app_name="a", user_id="u", session_id="t")
+    finally:
+        await reader.close()
 
 
 async def test_creates_parent_dirs_and_uses_wal(service, path):

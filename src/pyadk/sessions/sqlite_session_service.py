@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+from urllib.parse import unquote, urlsplit
 
 from pyadk.sessions._leases import DEFAULT_LEASE_TTL, release_open_turns
 from pyadk.sessions._migrations import migrate
@@ -27,6 +28,31 @@ T = TypeVar("T")
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
 _MIN_SQLITE = (3, 35, 0)  # RETURNING, DROP COLUMN
+
+
+def sqlite_target(db_path: str | os.PathLike[str]) -> str:
+    """What ``sqlite3.connect`` opens for ``db_path``: a filesystem path, ``":memory:"``, a
+    ``file:`` URI as given, or the file a SQLAlchemy-style URL names (google-adk accepts
+    both). ``sqlite:///relative.db`` is relative to the working directory,
+    ``sqlite:////absolute.db`` absolute, ``sqlite://`` or ``sqlite:///:memory:`` a private
+    in-memory database; a URL's query (``?mode=ro``) makes a ``file:`` URI."""
+    text = os.fspath(db_path)
+    scheme, sep, _ = text.partition("://")
+    if not sep or scheme.lower() not in ("sqlite", "sqlite+aiosqlite"):
+        if text.lower().startswith(("sqlite:", "sqlite+aiosqlite:")):
+            raise ValueError(
+                f"Invalid SQLite URI {text!r}: use sqlite:///relative.db, "
+                "sqlite:////absolute/path.db or sqlite:///:memory:."
+            )
+        return text
+    url = urlsplit(text)
+    if url.netloc:
+        raise ValueError(
+            f"Invalid SQLite URI {text!r}: a SQLite URL names no host; use "
+            "sqlite:///relative.db or sqlite:////absolute/path.db."
+        )
+    path = unquote(url.path)[1:] or ":memory:"  # sqlite:///x.db -> x.db, //// -> /abs
+    return f"file:{path}?{url.query}" if url.query else path
 
 
 class _SqliteExecutor:
@@ -56,7 +82,8 @@ class _SqliteExecutor:
 
 class SqliteSessionService(SqlSessionService):
     """Sessions in the SQLite database at ``db_path`` (created, and migrated, on first
-    use; google-adk's argument name).
+    use; google-adk's argument name): a path, or a URL such as ``sqlite:///sessions.db``
+    (see :func:`sqlite_target`).
 
     With ``synchronous="NORMAL"`` (the default), every committed event survives a crash
     or ``kill -9`` of the process; ``"FULL"`` also makes it survive a power loss, at the
@@ -87,7 +114,7 @@ class SqliteSessionService(SqlSessionService):
         if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"Unknown synchronous mode {synchronous!r}.")
         self._set_policies(lease_ttl, lease_wait, cached_events)
-        self.path = str(db_path)
+        self.path = sqlite_target(db_path)
         self._synchronous = synchronous
         self._busy_timeout = busy_timeout
         self._memory = self.path == ":memory:" or "mode=memory" in self.path

@@ -15,7 +15,7 @@ def session_service_from_uri(uri: str) -> BaseSessionService:
       ``postgresql+asyncpg://``, ``postgresql+psycopg://``): :class:`DatabaseSessionService`.
     - ``sqlite+aiosqlite:///path.db``: :class:`DatabaseSessionService` over SQLite.
     """
-    scheme, sep, rest = uri.strip().partition("://")
+    scheme, sep, _ = uri.strip().partition("://")
     if not sep:
         raise ValueError(
             f"Not a session service URI: {uri!r}. Use memory://, sqlite:///path.db or "
@@ -29,13 +29,7 @@ def session_service_from_uri(uri: str) -> BaseSessionService:
     if scheme == "sqlite":
         from pyadk.sessions.sqlite_session_service import SqliteSessionService
 
-        if not rest.startswith("/"):
-            raise ValueError(
-                f"Invalid SQLite URI {uri!r}: use sqlite:///relative.db, "
-                "sqlite:////absolute/path.db or sqlite:///:memory:."
-            )
-        path = rest[1:]  # sqlite:///x.db -> x.db, sqlite:////tmp/x.db -> /tmp/x.db
-        return SqliteSessionService(path or ":memory:")
+        return SqliteSessionService(uri.strip())
     if scheme.split("+")[0] in ("postgresql", "postgres") or scheme.startswith("sqlite+"):
         from pyadk.sessions.database_session_service import DatabaseSessionService
 
