@@ -51,6 +51,7 @@ class OAuthServer:
     deny: bool = False  # the user refuses consent
     echo_secret_in_errors: bool = False  # a careless server that repeats what it got
     form_encoded: bool = False  # token responses as a form, as some old servers answer
+    fail_token_requests: bool = False  # the token endpoint is down (HTTP 503)
 
     def reset(self) -> None:
         self.codes.clear()
@@ -63,6 +64,7 @@ class OAuthServer:
         self.deny = False
         self.echo_secret_in_errors = False
         self.form_encoded = False
+        self.fail_token_requests = False
 
     def issue(self, client_id: str, scope: str, *, refresh: bool) -> dict[str, Any]:
         access = "at-" + secrets.token_urlsafe(16)
@@ -140,6 +142,8 @@ def make_app(server: OAuthServer) -> FastAPI:
         header = request.headers.get("authorization", "")
         seen: dict[str, Any] = {"form": form, "auth": "none"}
         server.token_requests.append(seen)
+        if server.fail_token_requests:
+            return _error(503, "temporarily_unavailable", "the token service is down")
         client_id = form.get("client_id")
         secret = form.get("client_secret")
         if header.lower().startswith("basic "):

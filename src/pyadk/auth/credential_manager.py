@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from pyadk.auth.auth_credential import AuthCredential
@@ -21,6 +22,8 @@ from pyadk.auth.auth_tool import AuthConfig
 if TYPE_CHECKING:
     from pyadk.agents.callback_context import CallbackContext
     from pyadk.tools.tool_context import ToolContext
+
+logger = logging.getLogger(__name__)
 
 
 class CredentialManager:
@@ -85,11 +88,8 @@ class CredentialManager:
                 and saved.oauth2
                 and saved.oauth2.refresh_token
             ):
-                from pyadk.auth.oauth2 import refresh_token
-
-                saved = await refresh_token(scheme, saved)
-                await self._save(context, saved)
-            if _usable(saved) and not (_has_token(saved) and _expired(saved)):
+                saved = await self._refreshed(context, saved)
+            if saved is not None and _usable(saved) and not (_has_token(saved) and _expired(saved)):
                 return saved
         if isinstance(scheme, OAuth2) and scheme.flows.clientCredentials and raw is not None:
             from pyadk.auth.oauth2 import client_credentials_token
@@ -98,6 +98,25 @@ class CredentialManager:
             await self._save(context, credential)
             return credential
         return None
+
+    async def _refreshed(
+        self, context: CallbackContext, saved: AuthCredential
+    ) -> AuthCredential | None:
+        """``saved`` with a fresh token (saved too), or None when the token server refuses
+        the refresh token (revoked or expired: the credential is forgotten, so the user
+        is asked again). A token server that cannot be reached or fails (5xx) raises."""
+        from pyadk.auth.oauth2 import OAuth2Error, refresh_token
+
+        try:
+            refreshed = await refresh_token(self._auth_config.auth_scheme, saved)
+        except OAuth2Error as error:
+            if error.status_code is None or error.status_code >= 500:
+                raise
+            logger.warning("Forgetting the saved credential: its refresh failed (%s)", error)
+            await self.replace_credential(context, None)
+            return None
+        await self._save(context, refreshed)
+        return refreshed
 
     async def replace_credential(
         self, context: CallbackContext, credential: AuthCredential | None

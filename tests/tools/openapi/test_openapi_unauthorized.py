@@ -337,6 +337,39 @@ async def test_a_refresh_the_server_refuses_asks_the_user_again(chat: Chat) -> N
     assert results(await chat.consent(request)) == {"get_my_profile": PROFILE}
 
 
+async def test_an_expired_token_whose_refresh_is_refused_asks_the_user_again(
+    chat: Chat,
+) -> None:
+    chat.oauth.state.expires_in = 0  # the saved token is past its expiry on the next turn
+    await signed_in(chat)
+    chat.oauth.state.refresh_tokens.clear()  # and its grant was revoked
+    seen = len(chat.api.authorizations)
+
+    chat.calls(("get_my_profile", {}))
+    events = await chat.turn("who am I, again?")
+    assert results(events) == {"get_my_profile": PENDING}  # not "Authorization failed"
+    [request] = credential_requests(events)
+    assert len(chat.api.authorizations) == seen  # the expired token was never sent
+    assert grants(chat.oauth) == ["authorization_code", "refresh_token"]
+
+    chat.oauth.state.expires_in = 3600
+    assert results(await chat.consent(request)) == {"get_my_profile": PROFILE}
+
+
+async def test_an_expired_token_whose_refresh_cannot_reach_the_server_is_an_error(
+    chat: Chat,
+) -> None:
+    chat.oauth.state.expires_in = 0
+    await signed_in(chat)
+    chat.oauth.state.fail_token_requests = True  # the token server answers 503
+
+    chat.calls(("get_my_profile", {}))
+    events = await chat.turn("who am I, again?")
+    assert credential_requests(events) == []  # a passing outage is no reason to ask
+    error = results(events)["get_my_profile"]
+    assert "Authorization failed" in error["error"] and "503" in error["error"]
+
+
 async def test_a_new_consent_the_api_still_rejects_is_reported_to_the_user(
     chat: Chat,
 ) -> None:
