@@ -6,6 +6,7 @@ from pyadk.tools.base_toolset import BaseToolset, ToolPredicate
 from pyadk.tools.exit_loop_tool import exit_loop
 from pyadk.tools.function_tool import FunctionTool
 from pyadk.tools.load_artifacts_tool import load_artifacts
+from pyadk.tools.load_web_page import load_web_page, make_load_web_page  # not lazy: see below
 from pyadk.tools.long_running_tool import LongRunningFunctionTool
 from pyadk.tools.memory_tools import load_memory, preload_memory
 from pyadk.tools.tool_confirmation import ToolConfirmation
@@ -27,12 +28,16 @@ __all__ = [
     "google_search",
     "load_artifacts",
     "load_memory",
+    "load_web_page",
+    "make_load_web_page",
     "preload_memory",
     "transfer_to_agent",
     "url_context",
 ]
 
 
+# load_web_page is imported above, not here: it is also a submodule's name, and once that
+# module is imported the package attribute would be the module, not the tool.
 def __getattr__(name: str) -> object:
     # Loaded on first use: most agents need neither (and the import stays light).
     if name == "ExampleTool":
