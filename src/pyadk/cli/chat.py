@@ -28,6 +28,7 @@ from pyadk.cli.client_requests import (
 )
 from pyadk.cli.credentials import answered_text
 from pyadk.cli.errors import CliError
+from pyadk.cli.input_requests import InputRequest
 from pyadk.cli.render import EventRenderer
 from pyadk.cli.services import artifact_service_for, session_service_for
 from pyadk.cli.session_files import (
@@ -52,7 +53,7 @@ LineReader = Callable[[], Awaitable[str | None]]
 """Returns the next line the user typed, or None at the end of input."""
 
 AnswerReader = Callable[[str, bool], Awaitable[str | None]]
-"""``read(prompt, hidden)``: the user's answer to an approval or credential request
+"""``read(prompt, hidden)``: the user's answer to an approval, credential or input request
 (read without echo when ``hidden``), or None at the end of input."""
 
 
@@ -94,7 +95,7 @@ class Chat:
         self.session = session
         self.renderer = renderer
         self.read_answer = read_answer
-        """Asks the user for approvals and credentials (None: they are not asked)."""
+        """Asks the user for approvals, credentials and input (None: they are not asked)."""
         self.pending: list[ClientRequest] = []
         """The requests the last turn ended waiting for, unanswered."""
         mode = StreamingMode.SSE if streaming else StreamingMode.NONE
@@ -178,10 +179,16 @@ class Chat:
             assert self.read_answer is not None
             value = await self.read_answer(request.prompt(), request.hidden)
             if value is None or not value.strip():
-                self.renderer.info("Credential not given: the tool call waits for it.")
+                if isinstance(request, InputRequest):
+                    self.renderer.info("Input not given: the workflow waits for it.")
+                else:
+                    self.renderer.info("Credential not given: the tool call waits for it.")
                 return None
             parts.append(request.answer(value.strip()))
-            shown.append(answered_text([request]))
+            if isinstance(request, InputRequest):
+                shown.append(value.strip())
+            else:
+                shown.append(answered_text([request]))
         return parts, shown
 
     async def _approve(

@@ -1,14 +1,16 @@
-"""What a turn in `pyadk run` can end waiting for: approvals of tool calls and
-credentials tools need (both answered by the user as the next turn)."""
+"""What a turn in `pyadk run` can end waiting for: approvals of tool calls,
+credentials tools need and input a workflow node asks for (all answered by the user as
+the next turn)."""
 
 from __future__ import annotations
 
 from pyadk.cli.approvals import ApprovalRequest, approval_requests
 from pyadk.cli.credentials import CredentialRequest, credential_requests
+from pyadk.cli.input_requests import InputRequest, input_requests
 from pyadk.events.event import Event
 
-ClientRequest = ApprovalRequest | CredentialRequest
-"""A request the user answers: an approval or a credential."""
+ClientRequest = ApprovalRequest | CredentialRequest | InputRequest
+"""A request the user answers: an approval, a credential or a workflow's input."""
 
 
 def client_requests(event: Event, tools: dict[str, str]) -> list[ClientRequest]:
@@ -16,6 +18,7 @@ def client_requests(event: Event, tools: dict[str, str]) -> list[ClientRequest]:
     requests: list[ClientRequest] = []
     requests += approval_requests(event)
     requests += credential_requests(event, tools)
+    requests += input_requests(event)
     return requests
 
 
@@ -43,10 +46,12 @@ def waiting_requests(events: list[Event], tools: dict[str, str]) -> list[ClientR
 
 def describe_waiting(requests: list[ClientRequest]) -> str:
     """What ``requests`` wait for, e.g. ``approval of pay, a credential for forecast``."""
-    parts = [
-        f"approval of {r.tool}"
-        if isinstance(r, ApprovalRequest)
-        else f"a credential for {r.tool or 'a tool'}"
-        for r in requests
-    ]
-    return ", ".join(parts)
+    return ", ".join(_waiting_for(r) for r in requests)
+
+
+def _waiting_for(request: ClientRequest) -> str:
+    if isinstance(request, ApprovalRequest):
+        return f"approval of {request.tool}"
+    if isinstance(request, InputRequest):
+        return f"input for {request.asker}"
+    return f"a credential for {request.tool or 'a tool'}"

@@ -4,9 +4,10 @@ Lines look like google-adk's ``[author]: text``; tool calls, tool results, trans
 errors and non-success outcomes get their own lines. Streamed (partial) text is
 printed as it arrives and not repeated when the aggregated event follows. A tool's
 credential request is one line saying what it needs (and where to sign in), a tool
-call waiting for approval one line with its arguments and hint; the placeholder result
-of a call that waits is not shown. The user's answers show as ``Approved pay``,
-``Provided a credential``, never as the data sent.
+call waiting for approval one line with its arguments and hint, a workflow node's
+input request one line with its question; the placeholder result of a call that waits
+is not shown. The user's answers show as ``Approved pay``, ``Provided a credential``
+(never the data sent), or as the input typed.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from rich.text import Text
 
 from pyadk.cli.approvals import approval_requests
 from pyadk.cli.credentials import credential_requests
+from pyadk.cli.input_requests import input_requests
+from pyadk.cli.node_outputs import node_output
 from pyadk.events.client_requests import (
     CLIENT_REQUEST_NAMES,
     REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+    REQUEST_INPUT_FUNCTION_CALL_NAME,
 )
 from pyadk.events.event import Event
 from pyadk.events.outcome import OutcomeStatus
@@ -111,8 +115,8 @@ class EventRenderer:
         if text and not already_streamed:
             self._line(event.author, text, "bold cyan")
         for call in event.get_function_calls():
-            if call.name in CLIENT_REQUEST_NAMES:
-                continue  # shown below as what the tool waits for
+            if call.name in CLIENT_REQUEST_NAMES or call.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+                continue  # shown below as what the run waits for
             if call.id:
                 self.tools[call.id] = call.name or ""
             self._tool_line(event.author, "→", f"{call.name}({compact_json(call.args or {})})")
@@ -127,6 +131,9 @@ class EventRenderer:
             if approval.payload is not None:
                 line.append(f" (payload {compact_json(approval.payload)})")
             self.console.print(line)
+        for asked in input_requests(event):
+            line = Text(f"[{event.author}] input: {asked.describe()}", style="bold yellow")
+            self.console.print(line)
         actions = event.actions
         for response in event.get_function_responses():
             if response.id in actions.requested_auth_configs or (
@@ -135,6 +142,11 @@ class EventRenderer:
                 continue  # the call waits for the user: its real result comes later
             shown = compact_json(response.response)
             self._tool_line(event.author, "←", f"{response.name} returned {shown}")
+        output = node_output(event, compact_json)
+        if output is not None and output.final:
+            self._line(event.author, output.text, "bold cyan")
+        elif output is not None:
+            self._tool_line(event.author, "⇒", f"{output.node} output {output.text}")
         if event.actions.transfer_to_agent:
             self._tool_line(event.author, "⇢", f"transfer to {event.actions.transfer_to_agent}")
         if event.error_code or event.error_message:
@@ -159,6 +171,10 @@ class EventRenderer:
                 lines.append(f"{'Approved' if confirmed else 'Rejected'} {tool}")
             elif response.name in CLIENT_REQUEST_NAMES:
                 lines.append("Provided a credential")
+            elif response.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+                answer = response.response or {}
+                value = answer.get("result", answer) if isinstance(answer, dict) else answer
+                lines.append(value if isinstance(value, str) else compact_json(value))
         return lines
 
     def _line(self, author: str, text: str, style: str) -> None:
