@@ -6,6 +6,7 @@ import asyncio
 import logging
 import queue
 import threading
+import warnings
 from collections.abc import AsyncGenerator, Generator, Sequence
 from contextlib import AbstractAsyncContextManager, aclosing
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from pyadk.agents import pause
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.budget import BudgetExceededError, exceeded_event_fields
 from pyadk.agents.invocation_context import InvocationContext, new_invocation_context_id
+from pyadk.agents.live_request_queue import LiveRequestQueue
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.run_config import RunConfig
 from pyadk.artifacts.base_artifact_service import BaseArtifactService
@@ -265,6 +267,119 @@ class Runner:
                 raise
         else:
             await lease.__aexit__(None, None, None)
+
+    async def run_live(
+        self,
+        *,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        live_request_queue: LiveRequestQueue,
+        run_config: RunConfig | None = None,
+        session: Session | None = None,
+    ) -> AsyncGenerator[Event, None]:
+        """Runs the agent live (bidirectional): what the client sends through
+        ``live_request_queue`` goes to a live model connection while the model's events
+        come back, until the client closes the queue or the connection ends.
+
+        Yielded: partial and whole text, transcriptions, ``turn_complete`` and
+        ``interrupted`` events, function calls and their results. Stored in the session:
+        the user's content sent through the queue, and every yielded event that is not
+        partial and carries no inline audio, video or image data. The run holds the
+        session as a turn does (``session_service.turn``) until it ends.
+
+        ``response_modalities`` defaults to ``[AUDIO]`` (on a copy of ``run_config``).
+        ``session`` is deprecated (as in google-adk): pass ``user_id`` and ``session_id``.
+        """
+        config = run_config or RunConfig()
+        if config.response_modalities is None:
+            config = config.model_copy(update={"response_modalities": [types.Modality.AUDIO]})
+        if config.save_live_blob:
+            raise ValueError(
+                "RunConfig.save_live_blob is not supported by pyadk's run_live: live audio "
+                "and video are not saved as artifacts. Leave it False."
+            )
+        if live_request_queue is None:
+            raise ValueError("live_request_queue is required for run_live.")
+        if session is not None:
+            warnings.warn(
+                "The `session` parameter of run_live is deprecated: pass `user_id` and "
+                "`session_id` instead.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            user_id, session_id = session.user_id, session.id
+        elif user_id is None or session_id is None:
+            raise ValueError("run_live needs user_id and session_id (or a session).")
+        invocation_id = new_invocation_context_id()
+        stored, lease = await self._start_turn(user_id, session_id, invocation_id)
+        try:
+            ctx = InvocationContext(
+                session_service=self.session_service,
+                artifact_service=self.artifact_service,
+                memory_service=self.memory_service,
+                credential_service=self.credential_service,
+                plugin_manager=self.plugin_manager if self.plugin_manager.plugins else None,
+                invocation_id=invocation_id,
+                agent=self.agent,
+                session=stored,
+                run_config=config,
+                live_request_queue=live_request_queue,
+            )
+            ctx._counters.live_append_lock = asyncio.Lock()
+            ctx.agent = self._find_agent_to_run(stored, self.agent)
+            if self.agent.sub_agents and (
+                config.input_audio_transcription is None
+                or config.output_audio_transcription is None
+            ):
+                logger.warning(
+                    "Audio transcription is off while agent %r has sub-agents: a live "
+                    "transfer may lack the conversation so far.",
+                    self.agent.name,
+                )
+            async with aclosing(self._live_events(ctx)) as events:
+                async for event in events:
+                    try:
+                        yield event
+                    except GeneratorExit:  # the caller stopped reading: the run ends
+                        mark_turn_ending(stored)
+                        raise
+        except BaseException as error:
+            if not await lease.__aexit__(type(error), error, error.__traceback__):
+                raise
+        else:
+            await lease.__aexit__(None, None, None)
+
+    async def _live_events(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """The live agent's events, with the plugins' run and event callbacks; each one
+        stored when it should be (see :meth:`run_live`)."""
+        from pyadk.flows.live_flow import append_live_event, is_live_media_event
+
+        plugins = ctx.plugin_manager
+        if plugins is not None:
+            content = await plugins.run("before_run_callback", invocation_context=ctx)
+            if content is not None:
+                event = Event(
+                    invocation_id=ctx.invocation_id,
+                    author=self.agent.name,
+                    content=types.Content.model_validate(content),
+                )
+                await append_live_event(ctx, event)
+                yield event
+                await plugins.run("after_run_callback", invocation_context=ctx)
+                return
+        async with aclosing(ctx.agent.run_live(ctx)) as events:
+            async for event in events:
+                if plugins is not None:
+                    replaced = await plugins.run(
+                        "on_event_callback", invocation_context=ctx, event=event
+                    )
+                    if replaced is not None:
+                        event = replaced
+                if not event.partial and not is_live_media_event(event):
+                    await append_live_event(ctx, event)
+                yield event
+        if plugins is not None:
+            await plugins.run("after_run_callback", invocation_context=ctx)
 
     async def _compact(self, session: Session) -> None:
         """Summarises older events as the app's compaction config says (a failing

@@ -18,9 +18,16 @@ from pydantic.alias_generators import to_camel
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "ActivityEnd",
+    "ActivityHandling",
+    "ActivityStart",
+    "AudioTranscriptionConfig",
+    "AutomaticActivityDetection",
     "Blob",
     "CodeExecutionResult",
     "Content",
+    "ContextWindowCompressionConfig",
+    "EndSensitivity",
     "ExecutableCode",
     "FileData",
     "FinishReason",
@@ -32,17 +39,30 @@ __all__ = [
     "GenerateContentConfig",
     "GenerateContentResponseUsageMetadata",
     "Language",
+    "LiveClientRealtimeInput",
+    "LiveConnectConfig",
+    "Modality",
     "ModelContent",
     "Outcome",
     "Part",
+    "PrebuiltVoiceConfig",
+    "ProactivityConfig",
+    "RealtimeInputConfig",
     "Schema",
+    "SessionResumptionConfig",
+    "SlidingWindow",
+    "SpeechConfig",
+    "StartSensitivity",
     "ThinkingConfig",
     "Tool",
     "ToolCodeExecution",
     "ToolConfig",
+    "Transcription",
+    "TurnCoverage",
     "Type",
     "UsageMetadata",
     "UserContent",
+    "VoiceConfig",
 ]
 
 
@@ -446,3 +466,163 @@ class GenerateContentResponseUsageMetadata(_Base):
 UsageMetadata = GenerateContentResponseUsageMetadata
 
 Role = Literal["user", "model"]
+
+
+# -- live (bidirectional) API ----------------------------------------------------------
+
+
+class Modality(enum.StrEnum):
+    """An output modality of a live model."""
+
+    MODALITY_UNSPECIFIED = "MODALITY_UNSPECIFIED"
+    TEXT = "TEXT"
+    IMAGE = "IMAGE"
+    AUDIO = "AUDIO"
+    VIDEO = "VIDEO"
+
+
+class ActivityHandling(enum.StrEnum):
+    """Whether the user's speech interrupts the model."""
+
+    ACTIVITY_HANDLING_UNSPECIFIED = "ACTIVITY_HANDLING_UNSPECIFIED"
+    START_OF_ACTIVITY_INTERRUPTS = "START_OF_ACTIVITY_INTERRUPTS"
+    NO_INTERRUPTION = "NO_INTERRUPTION"
+
+
+class TurnCoverage(enum.StrEnum):
+    """Which realtime input a user turn includes."""
+
+    TURN_COVERAGE_UNSPECIFIED = "TURN_COVERAGE_UNSPECIFIED"
+    TURN_INCLUDES_ONLY_ACTIVITY = "TURN_INCLUDES_ONLY_ACTIVITY"
+    TURN_INCLUDES_ALL_INPUT = "TURN_INCLUDES_ALL_INPUT"
+
+
+class StartSensitivity(enum.StrEnum):
+    """How readily speech is detected as starting."""
+
+    START_SENSITIVITY_UNSPECIFIED = "START_SENSITIVITY_UNSPECIFIED"
+    START_SENSITIVITY_HIGH = "START_SENSITIVITY_HIGH"
+    START_SENSITIVITY_LOW = "START_SENSITIVITY_LOW"
+
+
+class EndSensitivity(enum.StrEnum):
+    """How readily speech is detected as ended."""
+
+    END_SENSITIVITY_UNSPECIFIED = "END_SENSITIVITY_UNSPECIFIED"
+    END_SENSITIVITY_HIGH = "END_SENSITIVITY_HIGH"
+    END_SENSITIVITY_LOW = "END_SENSITIVITY_LOW"
+
+
+class Transcription(_Base):
+    """Text transcribed from the user's or the model's audio."""
+
+    text: str | None = None
+    finished: bool | None = None
+    """True on the last (whole) transcription of a turn."""
+
+
+class AudioTranscriptionConfig(_Base):
+    """Asks a live model to transcribe audio (empty: the defaults)."""
+
+    language_codes: list[str] | None = None
+
+
+class PrebuiltVoiceConfig(_Base):
+    """A voice of the model's own set, by name."""
+
+    voice_name: str | None = None
+
+
+class VoiceConfig(_Base):
+    """The voice a live model speaks with."""
+
+    prebuilt_voice_config: PrebuiltVoiceConfig | None = None
+
+
+class SpeechConfig(_Base):
+    """Speech output of a live model: voice and language."""
+
+    voice_config: VoiceConfig | None = None
+    language_code: str | None = None
+    multi_speaker_voice_config: dict[str, Any] | None = None
+
+
+class ActivityStart(_Base):
+    """Marks the start of user activity (client-side voice activity detection)."""
+
+
+class ActivityEnd(_Base):
+    """Marks the end of user activity (client-side voice activity detection)."""
+
+
+class AutomaticActivityDetection(_Base):
+    """The server's voice activity detection."""
+
+    disabled: bool | None = None
+    start_of_speech_sensitivity: StartSensitivity | None = None
+    end_of_speech_sensitivity: EndSensitivity | None = None
+    prefix_padding_ms: int | None = None
+    silence_duration_ms: int | None = None
+
+
+class RealtimeInputConfig(_Base):
+    """How a live model handles realtime (audio/video) input."""
+
+    automatic_activity_detection: AutomaticActivityDetection | None = None
+    activity_handling: ActivityHandling | None = None
+    turn_coverage: TurnCoverage | None = None
+
+
+class SessionResumptionConfig(_Base):
+    """Resumption of a live session (``handle`` of an earlier one)."""
+
+    handle: str | None = None
+    transparent: bool | None = None
+
+
+class SlidingWindow(_Base):
+    """Context-window compression that keeps the latest tokens."""
+
+    target_tokens: int | None = None
+
+
+class ContextWindowCompressionConfig(_Base):
+    """Compresses a live session's context past ``trigger_tokens``."""
+
+    trigger_tokens: int | None = None
+    sliding_window: SlidingWindow | None = None
+
+
+class ProactivityConfig(_Base):
+    """Lets a live model answer proactively, or ignore irrelevant input."""
+
+    proactive_audio: bool | None = None
+
+
+class LiveConnectConfig(_Base):
+    """The configuration a live model connection is opened with."""
+
+    response_modalities: list[Modality] | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: float | None = None
+    max_output_tokens: int | None = None
+    seed: int | None = None
+    speech_config: SpeechConfig | None = None
+    thinking_config: ThinkingConfig | None = None
+    enable_affective_dialog: bool | None = None
+    system_instruction: Content | str | None = None
+    tools: list[Tool] | None = None
+    session_resumption: SessionResumptionConfig | None = None
+    input_audio_transcription: AudioTranscriptionConfig | None = None
+    output_audio_transcription: AudioTranscriptionConfig | None = None
+    realtime_input_config: RealtimeInputConfig | None = None
+    context_window_compression: ContextWindowCompressionConfig | None = None
+    proactivity: ProactivityConfig | None = None
+    explicit_vad_signal: bool | None = None
+
+
+class LiveClientRealtimeInput(_Base):
+    """Realtime input signals of a live client (``audio_stream_end``)."""
+
+    audio_stream_end: bool | None = None

@@ -4,6 +4,7 @@ from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.budget import BUDGET_EXCEEDED, Budget, BudgetExceededError
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.invocation_context import InvocationContext, LlmCallsLimitExceededError
+from pyadk.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from pyadk.agents.llm_agent import Agent, LlmAgent
 from pyadk.agents.loop_agent import LoopAgent
 from pyadk.agents.parallel_agent import ParallelAgent
@@ -21,6 +22,8 @@ __all__ = [
     "BudgetExceededError",
     "CallbackContext",
     "InvocationContext",
+    "LiveRequest",
+    "LiveRequestQueue",
     "LlmAgent",
     "LlmCallsLimitExceededError",
     "LoopAgent",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
 from typing import Any, final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -261,8 +262,31 @@ class BaseAgent(BaseModel):
         yield  # pragma: no cover
 
     async def run_live(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
-        """Live (bidirectional) runs are not supported yet."""
-        raise NotImplementedError("run_live is not supported by pyadk yet.")
+        """Runs the agent live (see ``Runner.run_live``): before-agent callbacks,
+        :meth:`_run_live_impl`, then after-agent callbacks. Live runs record no outcome
+        events (as in google-adk)."""
+        ctx = self._create_invocation_context(parent_context)
+        if has_listener(ctx.plugin_manager, "before_agent_callback", self.before_agent_callback):
+            event = await self._handle_before_agent_callback(ctx)
+            if event is not None:
+                yield event
+            if ctx.end_invocation:
+                return
+        async with aclosing(self._run_live_impl(ctx)) as events:
+            async for event in events:
+                yield event
+        if ctx.end_invocation:
+            return
+        after = await self._handle_after_agent_callback(ctx)
+        if after is not None:
+            yield after
+
+    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """The agent's own live behaviour; by default live mode is refused."""
+        raise NotImplementedError(
+            f"{type(self).__name__} {self.name!r} cannot run live (Runner.run_live): live "
+            "mode runs LlmAgents and SequentialAgents only, as in google-adk."
+        )
         yield  # pragma: no cover
 
     def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:

@@ -16,6 +16,7 @@ from pyadk.utils.ids import new_uuid4
 
 if TYPE_CHECKING:
     from pyadk.agents.base_agent import BaseAgent
+    from pyadk.agents.live_request_queue import LiveRequestQueue
     from pyadk.artifacts.base_artifact_service import BaseArtifactService
     from pyadk.events.event import Event
     from pyadk.memory.base_memory_service import BaseMemoryService
@@ -71,6 +72,8 @@ class _InvocationCounters:
     tokens: int = 0
     identical_calls: dict[str, int] = field(default_factory=dict)
     """Calls per tool and arguments, counted when a budget limits repeats."""
+    live_append_lock: asyncio.Lock | None = None
+    """Live mode: serialises the session appends of the send and receive sides."""
 
 
 @dataclass(kw_only=True)
@@ -93,6 +96,8 @@ class InvocationContext:
     user_content: types.Content | None = None
     end_invocation: bool = False
     run_config: RunConfig = field(default_factory=RunConfig)
+    live_request_queue: LiveRequestQueue | None = None
+    """Live mode (``Runner.run_live``): what the client sends to the model."""
     _counters: _InvocationCounters = field(default_factory=_InvocationCounters, repr=False)
 
     def model_copy(self, update: dict[str, Any] | None = None) -> InvocationContext:

@@ -258,6 +258,12 @@ class LlmAgent(BaseAgent):
         """The flow's events (the flow stores the final answer under ``output_key``)."""
         return self._llm_flow.run_async(ctx)
 
+    def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """The live flow's events (see :mod:`pyadk.flows.live_flow`)."""
+        from pyadk.flows.live_flow import run_live_flow
+
+        return run_live_flow(self._llm_flow, ctx)
+
     def _maybe_save_output_to_state(self, event: Event) -> None:
         """Stores the final answer under ``output_key`` (text, or a dict with a schema)."""
         if not self.output_key or event.author != self.name or not event.is_final_response():

@@ -7,8 +7,9 @@ import logging
 import sys
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pyadk import types
 from pyadk.agents.budget import Budget
 
 logger = logging.getLogger(__name__)
@@ -44,12 +45,37 @@ class RunConfig(BaseModel):
     successful run yields the same events as google-adk), or every run. Outcomes of
     the current invocation are always readable with ``ctx.outcome_of(name)``. A success
     that replaces an earlier, different stored outcome of the agent is recorded too."""
-    response_modalities: list[str] | None = None
     support_cfc: bool = False
-    speech_config: Any | None = None
-    output_audio_transcription: Any | None = None
-    input_audio_transcription: Any | None = None
     custom_metadata: dict[str, Any] | None = None
+
+    # -- live (``Runner.run_live``) ---------------------------------------------------
+    response_modalities: list[types.Modality] | None = None
+    """What a live model answers with; ``run_live`` uses ``[AUDIO]`` when unset."""
+    speech_config: types.SpeechConfig | None = None
+    """Voice and language of a live model's speech."""
+    output_audio_transcription: types.AudioTranscriptionConfig | None = Field(
+        default_factory=types.AudioTranscriptionConfig
+    )
+    """Transcribes the live model's audio answers (None: no transcription)."""
+    input_audio_transcription: types.AudioTranscriptionConfig | None = Field(
+        default_factory=types.AudioTranscriptionConfig
+    )
+    """Transcribes the user's live audio (None: no transcription)."""
+    realtime_input_config: types.RealtimeInputConfig | None = None
+    """Voice activity detection and interruption of live audio input."""
+    explicit_vad_signal: bool | None = None
+    """Asks the live model for explicit voice activity signals."""
+    enable_affective_dialog: bool | None = None
+    """Lets the live model adapt its answers to the emotion it detects."""
+    proactivity: types.ProactivityConfig | None = None
+    """Lets the live model answer proactively or ignore irrelevant input."""
+    session_resumption: types.SessionResumptionConfig | None = None
+    """Resumption of a live session (passed to the model connection)."""
+    context_window_compression: types.ContextWindowCompressionConfig | None = None
+    """Compresses a long live session's context."""
+    save_live_blob: bool = False
+    """google-adk saves live audio/video to artifacts with this; pyadk does not support
+    it yet (``run_live`` refuses it)."""
 
     @field_validator("max_llm_calls")
     @classmethod

@@ -68,3 +68,17 @@ class SequentialAgent(BaseAgent):
                 yield event
         if pending is not None:
             raise pending
+
+    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Runs the sub-agents live, in order: each LlmAgent step gets a
+        ``task_completed`` tool and hands over when it calls it (google-adk's live
+        sequence). ``finally_agents``, ``on_failure`` and ``until`` are not applied live.
+        The sequence ends when the client closes the live request queue."""
+        from pyadk.flows.live_flow import queue_ended
+
+        for sub_agent in self.sub_agents:
+            if queue_ended(ctx.live_request_queue):
+                return
+            async with aclosing(sub_agent.run_live(ctx)) as events:
+                async for event in events:
+                    yield event

@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from pyadk.models.base_llm import BaseLlm
+from pyadk.models.base_llm_connection import BaseLlmConnection
 from pyadk.models.defaults import get_default_model, set_default_model
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
@@ -66,6 +67,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AllModelsFailedError",
     "BaseLlm",
+    "BaseLlmConnection",
     "Claude",
     "FallbackLlm",
     "Gemini",

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import ClassVar
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
+
+if TYPE_CHECKING:
+    from pyadk.models.base_llm_connection import BaseLlmConnection
 
 
 class BaseLlm(BaseModel):
@@ -36,6 +40,16 @@ class BaseLlm(BaseModel):
         """Generates a response (or a stream of them) for ``llm_request``."""
         raise NotImplementedError(f"{type(self).__name__} must implement generate_content_async")
         yield  # pragma: no cover - makes this an async generator
+
+    def connect(self, llm_request: LlmRequest) -> AbstractAsyncContextManager[BaseLlmConnection]:
+        """Opens a live (bidirectional) connection for ``llm_request``: ``async with
+        llm.connect(request) as connection``. Models without a live API raise
+        NotImplementedError."""
+        raise NotImplementedError(
+            f"{type(self).__name__} model {self.model!r} has no live connection: "
+            "Runner.run_live needs a model that implements connect() (e.g. "
+            "pyadk.testing.ScriptedLiveModel, or Gemini with a live model)."
+        )
 
     async def close(self) -> None:
         """Releases resources held by the model client (no-op by default)."""

@@ -22,6 +22,8 @@ class LlmRequest(BaseModel):
     model: str | None = None
     contents: list[types.Content] = Field(default_factory=list)
     config: types.GenerateContentConfig = Field(default_factory=types.GenerateContentConfig)
+    live_connect_config: types.LiveConnectConfig = Field(default_factory=types.LiveConnectConfig)
+    """Live mode: how the model connection is opened (see ``BaseLlm.connect``)."""
     tools_dict: dict[str, Any] = Field(default_factory=dict, exclude=True)
     output_schema: Any | None = Field(default=None, exclude=True)
 

@@ -30,3 +30,7 @@ class LlmResponse(_Base):
     custom_metadata: dict[str, Any] | None = None
     usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
     model_version: str | None = None
+    input_transcription: types.Transcription | None = None
+    """Live mode: text transcribed from the user's audio."""
+    output_transcription: types.Transcription | None = None
+    """Live mode: text transcribed from the model's audio."""

@@ -25,6 +25,11 @@ from pyadk.testing.fixture_server import (
     json_response,
     sse_response,
 )
+from pyadk.testing.scripted_live_model import (
+    ScriptedLiveConnection,
+    ScriptedLiveModel,
+    live_responses,
+)
 from pyadk.testing.scripted_models import (
     FunctionModel,
     ScriptedModel,
@@ -79,6 +84,8 @@ __all__ = [
     "OpenAIWire",
     "RecordedRequest",
     "ScriptExhaustedError",
+    "ScriptedLiveConnection",
+    "ScriptedLiveModel",
     "ScriptedModel",
     "SentResult",
     "Stream",
@@ -89,6 +96,7 @@ __all__ = [
     "cassette_path",
     "function_call",
     "json_response",
+    "live_responses",
     "simplify_events",
     "sse_response",
     "tool_calls",

@@ -1,0 +1,432 @@
+"""The live (bidirectional) flow of an LlmAgent: one model connection, two directions.
+
+The request is built as for a step of ``run_async``; the model connection gets the
+history, then a send task forwards the client's LiveRequestQueue to the model while
+the model's responses become events: text (partial and whole), transcriptions,
+``turn_complete`` and ``interrupted`` signals, function calls. Function calls run
+(concurrently, with their callbacks) and their responses go back to the model;
+``transfer_to_agent`` closes the connection and runs the target agent live;
+``task_completed`` (offered to the steps of a live SequentialAgent) ends the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from pyadk import types
+from pyadk.agents.callback_context import CallbackContext
+from pyadk.agents.live_request_queue import LiveRequest, LiveRequestQueue
+from pyadk.agents.llm_agent import LlmAgent
+from pyadk.events.event import Event
+from pyadk.events.event_actions import EventActions
+from pyadk.flows import functions
+from pyadk.models.llm_request import LlmRequest
+from pyadk.models.llm_response import LlmResponse
+from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
+from pyadk.utils.fast_models import construct, updated
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.flows.base_llm_flow import BaseLlmFlow
+    from pyadk.models.base_llm_connection import BaseLlmConnection
+
+logger = logging.getLogger(__name__)
+
+TASK_COMPLETED = "task_completed"
+"""The tool a step of a live SequentialAgent calls to hand over to the next step."""
+
+_TASK_COMPLETED_INSTRUCTION = (
+    "When you have finished the user's request as your description says, call the "
+    f"{TASK_COMPLETED} function so that the next agent takes over. Say nothing else when "
+    "you call it."
+)
+
+
+def queue_ended(queue: LiveRequestQueue | None) -> bool:
+    """True once a live run took the queue's ``close`` request: nothing more comes."""
+    return queue is not None and queue._ended
+
+
+async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+    """Runs ``ctx.agent`` (an LlmAgent) live until the client closes the queue, the
+    model connection ends, the agent transfers, or it signals ``task_completed``."""
+    agent = ctx.agent
+    assert isinstance(agent, LlmAgent)
+    queue = ctx.live_request_queue
+    if queue is None:
+        raise ValueError(
+            f"Agent {agent.name!r} cannot run live without a LiveRequestQueue: start live "
+            "runs with Runner.run_live(live_request_queue=...)."
+        )
+    if queue._ended:
+        return  # the client closed the run before this agent's turn
+    llm_request = construct(LlmRequest)
+    async with aclosing(flow._preprocess_async(ctx, llm_request)) as events:
+        async for event in events:
+            yield event
+    if ctx.end_invocation:
+        return
+    if agent.output_schema is not None:
+        logger.warning(
+            "Agent %r sets output_schema, which live mode ignores (a live session has no "
+            "final answer to structure).",
+            agent.name,
+        )
+    if _in_live_sequence(agent):
+        _offer_task_completed(llm_request)
+    llm = agent.canonical_model
+    llm_request.model = llm.model
+    _set_live_connect_config(llm_request, ctx)
+    async with llm.connect(llm_request) as connection:
+        if llm_request.contents:
+            await connection.send_history(llm_request.contents)
+        session = _LiveSession(flow, ctx, connection, llm_request, queue)
+        async with aclosing(session.run()) as events:
+            async for event in events:
+                yield event
+        transfer = session.transfer_target
+    if transfer is not None:
+        target = agent.root_agent.find_agent(transfer)
+        if target is None:
+            raise ValueError(f"Agent {transfer!r} not found in the agent tree.")
+        async with aclosing(target.run_live(ctx)) as events:
+            async for event in events:
+                yield event
+
+
+class _LiveSession:
+    """One agent's model connection: the send task and the received events."""
+
+    def __init__(
+        self,
+        flow: BaseLlmFlow,
+        ctx: InvocationContext,
+        connection: BaseLlmConnection,
+        llm_request: LlmRequest,
+        queue: LiveRequestQueue,
+    ) -> None:
+        self.flow = flow
+        self.ctx = ctx
+        self.connection = connection
+        self.llm_request = llm_request
+        self.queue = queue
+        self.side_events: asyncio.Queue[Event] = asyncio.Queue()
+        self.client_closed = False
+        self.transfer_target: str | None = None
+
+    async def run(self) -> AsyncGenerator[Event, None]:
+        """The session's events, in order: received from the model (with the results of
+        its function calls) and those of the send side (blocked user content)."""
+        sender = asyncio.create_task(self._send_to_model())
+        received = self._receive_events()
+        next_event: asyncio.Task[Event | None] | None = None
+        side_event: asyncio.Task[Event] | None = None
+        try:
+            while True:
+                if next_event is None:
+                    next_event = asyncio.create_task(_next_or_none(received))
+                if side_event is None:
+                    side_event = asyncio.create_task(self.side_events.get())
+                waiting: set[asyncio.Future[Any]] = {next_event, side_event}
+                if not sender.done():
+                    waiting.add(sender)
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if sender in done and not sender.cancelled():
+                    failure = sender.exception()
+                    if failure is not None:  # e.g. a user message with a function call
+                        raise failure
+                if side_event in done:
+                    blocked = side_event.result()
+                    side_event = None
+                    yield blocked
+                    continue
+                if next_event not in done:
+                    continue
+                event = next_event.result()
+                next_event = None
+                if event is None:
+                    return  # the connection ended
+                yield event
+                if await self._after_tool_results(event, sender):
+                    return
+        finally:
+            await _stop_tasks([t for t in (next_event, side_event, sender) if t is not None])
+            await received.aclose()
+
+    async def _after_tool_results(self, event: Event, sender: asyncio.Task[None]) -> bool:
+        """Acts on the results of function calls: True when the agent's run ends
+        (a transfer, ``task_completed``); else sends them back to the model."""
+        responses = event.get_function_responses()
+        if not responses or event.author != self.ctx.agent.name:
+            return False
+        if event.actions.transfer_to_agent:
+            self.transfer_target = event.actions.transfer_to_agent
+            sender.cancel()
+            await self.connection.close()
+            return True
+        if any(response.name == TASK_COMPLETED for response in responses):
+            sender.cancel()
+            return True
+        if not self.client_closed and event.content is not None:
+            await self.connection.send_content(event.content)
+        return False
+
+    async def _send_to_model(self) -> None:
+        """Forwards the client's requests to the model until ``close``."""
+        queue = self.queue
+        connection = self.connection
+        while True:
+            request = await queue.get()
+            await self._store_user_request(request)
+            if request.close:
+                queue._ended = True
+                self.client_closed = True
+                await connection.close()
+                return
+            if request.activity_start is not None:
+                await connection.send_realtime(request.activity_start)
+            elif request.activity_end is not None:
+                await connection.send_realtime(request.activity_end)
+            elif request.audio_stream_end:
+                await connection.send_realtime(types.LiveClientRealtimeInput(audio_stream_end=True))
+            elif request.blob is not None:
+                await connection.send_realtime(request.blob)
+            content = request.content
+            if content is None:
+                continue
+            if content.parts and any(part.function_call for part in content.parts):
+                raise ValueError("User message cannot contain function calls.")
+            if not _only_function_responses(content):
+                blocked = await self._screen_user_content(content)
+                if blocked is not None:
+                    self.side_events.put_nowait(blocked)
+                    continue
+            await connection._send_content(content, partial=request.partial)
+
+    async def _store_user_request(self, request: LiveRequest) -> None:
+        """Stores the user's whole content (and the request's state delta) in the
+        session; function responses and partial content are not stored."""
+        ctx = self.ctx
+        content = request.content
+        stored = (
+            content is not None
+            and not request.close
+            and not request.partial
+            and not _has_function_responses(content)
+        )
+        if not stored and not request.state_delta:
+            return
+        if stored and content is not None and content.role is None:
+            content = content.model_copy(update={"role": "user"})
+        event = construct(
+            Event,
+            invocation_id=ctx.invocation_id,
+            author="user",
+            content=content if stored else None,
+            actions=construct(EventActions, state_delta=dict(request.state_delta or {})),
+        )
+        await append_live_event(ctx, event)
+
+    async def _screen_user_content(self, content: types.Content) -> Event | None:
+        """Runs the before-model callbacks on user content about to be sent; the event
+        of the response one returns instead (the content is then not sent)."""
+        ctx = self.ctx
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        if not has_listener(
+            ctx.plugin_manager, "before_model_callback", agent.before_model_callback
+        ):
+            return None
+        request = self.llm_request.model_copy(update={"contents": [content]})
+        response_event = _event_template(ctx, agent.name)
+        response = await plugins_then_callbacks(
+            ctx.plugin_manager,
+            "before_model_callback",
+            {
+                "callback_context": CallbackContext(ctx, event_actions=response_event.actions),
+                "llm_request": request,
+            },
+            agent.before_model_callback,
+        )
+        if response is None:
+            return None
+        event = _event_for(LlmResponse.model_validate(response), response_event)
+        event.turn_complete = True
+        return event
+
+    async def _receive_events(self) -> AsyncGenerator[Event, None]:
+        """The model's responses as events, each call's results after its event,
+        until the connection ends (a ``receive()`` that yields nothing)."""
+        while True:
+            received_any = False
+            async with aclosing(self.connection.receive()) as responses:
+                async for llm_response in responses:
+                    received_any = True
+                    async with aclosing(self._events_of(llm_response)) as events:
+                        async for event in events:
+                            yield event
+            if not received_any:
+                return
+            await asyncio.sleep(0)
+
+    async def _events_of(self, llm_response: LlmResponse) -> AsyncGenerator[Event, None]:
+        ctx = self.ctx
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        if self.flow.response_processors:
+            async with aclosing(self.flow._postprocess_async(ctx, llm_response)) as events:
+                async for event in events:
+                    yield event
+        if not _carries_something(llm_response):
+            return
+        content = llm_response.content
+        from_user = llm_response.input_transcription is not None or (
+            content is not None and content.role == "user"
+        )
+        event = _event_for(llm_response, _event_template(ctx, "user" if from_user else agent.name))
+        if event.content is not None and not event.partial and event.get_function_calls():
+            functions.populate_client_function_call_ids(event)
+            ids = functions.long_running_call_ids(event, self.llm_request.tools_dict)
+            if ids:
+                event.long_running_tool_ids = ids
+        agent._maybe_save_output_to_state(event)
+        yield event
+        if event.partial or not event.get_function_calls():
+            return
+        response = await functions.handle_function_calls_async(
+            ctx, event, self.llm_request.tools_dict
+        )
+        if response is not None:
+            yield response
+
+
+async def _stop_tasks(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancels the tasks still running and waits for them; the failure of one that
+    ended (already raised, or lost with the connection) is only logged."""
+    for task in tasks:
+        if task.done():
+            if not task.cancelled() and task.exception() is not None:
+                logger.debug("Live task failed", exc_info=task.exception())
+            continue
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            logger.debug("Live task failed while stopping", exc_info=True)
+
+
+async def _next_or_none(events: AsyncGenerator[Event, None]) -> Event | None:
+    """The next event of ``events``; None once they ended."""
+    try:
+        return await anext(events)
+    except StopAsyncIteration:
+        return None
+
+
+async def append_live_event(ctx: InvocationContext, event: Event) -> None:
+    """Appends ``event`` to the live run's session, one append at a time."""
+    lock = ctx._counters.live_append_lock
+    if lock is None:
+        await ctx.session_service.append_event(ctx.session, event)
+        return
+    async with lock:
+        await ctx.session_service.append_event(ctx.session, event)
+
+
+def is_live_media_event(event: Event) -> bool:
+    """True for an event with inline audio, video or image data (not stored in live
+    mode: too large for a session)."""
+    content = event.content
+    if content is None or not content.parts:
+        return False
+    for part in content.parts:
+        blob = part.inline_data
+        mime = blob.mime_type if blob is not None else None
+        if mime and mime.lower().startswith(("audio/", "video/", "image/")):
+            return True
+    return False
+
+
+def _event_template(ctx: InvocationContext, author: str) -> Event:
+    return construct(Event, invocation_id=ctx.invocation_id, author=author, branch=ctx.branch)
+
+
+def _event_for(llm_response: LlmResponse, template: Event) -> Event:
+    """The event of one live response, built on ``template``."""
+    return updated(template, llm_response, {"id": Event.new_id(), "timestamp": time.time()})
+
+
+def _carries_something(response: LlmResponse) -> bool:
+    return bool(
+        response.content is not None
+        or response.error_code
+        or response.interrupted
+        or response.turn_complete
+        or response.input_transcription is not None
+        or response.output_transcription is not None
+        or response.usage_metadata is not None
+        or response.grounding_metadata
+    )
+
+
+def _has_function_responses(content: types.Content) -> bool:
+    return any(part.function_response for part in content.parts or [])
+
+
+def _only_function_responses(content: types.Content) -> bool:
+    parts = content.parts or []
+    return bool(parts) and all(part.function_response for part in parts)
+
+
+def _in_live_sequence(agent: LlmAgent) -> bool:
+    from pyadk.agents.sequential_agent import SequentialAgent
+
+    return isinstance(agent.parent_agent, SequentialAgent)
+
+
+def _offer_task_completed(llm_request: LlmRequest) -> None:
+    """Gives a step of a live SequentialAgent the ``task_completed`` tool (unless it has
+    one) and the instruction to call it when done."""
+    if TASK_COMPLETED in llm_request.tools_dict:
+        return
+    from pyadk.tools.function_tool import FunctionTool
+
+    llm_request.append_tools([FunctionTool(task_completed)])
+    llm_request.append_instructions([_TASK_COMPLETED_INSTRUCTION])
+
+
+def task_completed() -> str:
+    """Signals that the agent has finished the user's request or task."""
+    return "Task completion signaled."
+
+
+def _set_live_connect_config(llm_request: LlmRequest, ctx: InvocationContext) -> None:
+    """Fills the request's live connect config from the run config and the request."""
+    live = llm_request.live_connect_config
+    run = ctx.run_config
+    config = llm_request.config
+    live.response_modalities = run.response_modalities
+    live.speech_config = run.speech_config
+    live.input_audio_transcription = run.input_audio_transcription
+    live.output_audio_transcription = run.output_audio_transcription
+    live.realtime_input_config = run.realtime_input_config
+    live.explicit_vad_signal = run.explicit_vad_signal
+    live.enable_affective_dialog = run.enable_affective_dialog
+    live.proactivity = run.proactivity
+    live.session_resumption = run.session_resumption
+    live.context_window_compression = run.context_window_compression
+    live.system_instruction = config.system_instruction
+    live.tools = config.tools
+    live.temperature = config.temperature
+    live.top_p = config.top_p
+    live.top_k = config.top_k
+    live.max_output_tokens = config.max_output_tokens
+    live.seed = config.seed
+    live.thinking_config = config.thinking_config
