@@ -304,6 +304,8 @@ def test_the_local_server_is_refused_by_default_with_a_clear_message(site: Site)
         ("http://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1 is a"),
         ("http://[64:ff9b::a9fe:a9fe]/", "routed to 169.254.169.254"),
         ("http://0.0.0.0/", "is an unspecified address"),
+        ("http://224.0.0.1/", "224.0.0.1 is a multicast address"),  # is_global is True
+        ("http://[ff02::1]/", "ff02::1 is a multicast address"),
         ("http://2130706433/", "2130706433 resolves to 127.0.0.1, a loopback address"),
     ],
 )

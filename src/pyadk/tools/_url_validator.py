@@ -119,9 +119,18 @@ def _kind(address: Address) -> str:
     return "a non-public"
 
 
-def _refusal(address: Address) -> str | None:
+def name_refusal(hostname: str) -> str | None:
+    """Why ``hostname`` may not be reached by its name alone (a name of the local
+    machine or of internal infrastructure), or None."""
+    name = hostname.lower().rstrip(".")
+    if name in _BLOCKED_NAMES or name.endswith(_BLOCKED_SUFFIXES):
+        return f"{hostname} names the local machine or internal infrastructure"
+    return None
+
+
+def address_refusal(address: Address) -> str | None:
     """Why ``address`` may not be reached, or None when it is public."""
-    if not address.is_global:
+    if not address.is_global or address.is_multicast:  # multicast counts as global
         return f"{_kind(address)} address"
     embedded = _embedded_ipv4(address)
     if embedded is not None and not embedded.is_global:
@@ -184,16 +193,14 @@ class HostPolicy:
         )
 
     def _check_name(self, hostname: str) -> None:
-        name = hostname.lower()
-        if name in _BLOCKED_NAMES or name.endswith(_BLOCKED_SUFFIXES):
-            raise RefusedUrl(
-                f"{hostname} names the local machine or internal infrastructure; " + _HOW_TO_ALLOW
-            )
+        reason = name_refusal(hostname)
+        if reason is not None:
+            raise RefusedUrl(f"{reason}; {_HOW_TO_ALLOW}")
 
     def _check_address(self, hostname: str, address: Address) -> None:
         if self._allows_address(address):
             return
-        reason = _refusal(address)
+        reason = address_refusal(address)
         if reason is None:
             return
         if _ip_literal(hostname) is not None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pyadk import types
 from pyadk.agents import LlmAgent
 from pyadk.runners import InMemoryRunner
@@ -199,6 +201,26 @@ async def test_tool_filter_by_names_or_predicate_and_prefix(petstore):
     model = ScriptedModel(["ok"])
     await TestRunner(LlmAgent(name="shop", model=model, tools=[by_name])).run("hi")
     assert model.requests[0].declared_function_names() == ["add_pet", "get_pet_by_id"]
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://localhost:1/v1", "localhost names the local machine"),
+        ("http://metadata.google.internal/v1", "names the local machine or internal"),
+        ("http://169.254.169.254/v1", "a link-local (cloud metadata) address"),
+        ("http://10.1.2.3/v1", "a private address"),
+        ("http://[::ffff:127.0.0.1]/v1", "a private address"),
+        ("http://224.0.0.1/v1", "a multicast address"),
+    ],
+)
+async def test_internal_targets_are_refused_as_load_web_page_refuses_them(
+    petstore, url: str, reason: str
+):
+    toolset = OpenAPIToolset(spec_dict=petstore.spec_dict(), base_url=url)
+    result = await toolset.get_tool("get_pet_by_id").call(args={"pet_id": 1})
+    assert result["status"] == "error" and "Blocked host: " in result["error"]
+    assert reason in result["error"], result["error"]
 
 
 async def test_local_servers_are_refused_unless_allowed(petstore):

@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from pyadk.tools._url_validator import address_refusal, name_refusal
+
 if TYPE_CHECKING:
     import httpx
 
@@ -23,8 +25,6 @@ Timeout = float | None
 
 DEFAULT_TIMEOUT = {"connect": 10.0, "read": 600.0, "write": 600.0, "pool": 10.0}
 """google-adk's request timeouts (seconds)."""
-
-_BLOCKED_SUFFIXES = (".localhost", ".internal", ".local")
 
 
 def import_httpx() -> Any:
@@ -87,9 +87,10 @@ class HttpClients:
 
 
 async def blocked_reason(url: str) -> str | None:
-    """Why ``url`` must not be called without ``allow_private_network_access`` (a
-    loopback, private, link-local or reserved address, ``localhost``, ``*.internal``,
-    ``*.local``), or None."""
+    """Why ``url`` must not be called without ``allow_private_network_access`` (a name
+    of the local machine or of internal infrastructure, or a host resolving to a
+    loopback, private, link-local or otherwise non-public address; the checks of
+    ``load_web_page``), or None."""
     httpx = import_httpx()
     try:
         host = httpx.URL(url).host
@@ -97,8 +98,9 @@ async def blocked_reason(url: str) -> str | None:
         return f"Invalid URL: {url}"
     if not host:
         return f"URL has no host: {url}"
-    if host == "localhost" or host.endswith(_BLOCKED_SUFFIXES):
-        return f"Blocked host: {host} (a local name)"
+    reason = name_refusal(host)
+    if reason is not None:
+        return f"Blocked host: {reason}"
     try:
         addresses = [ipaddress.ip_address(host)]
     except ValueError:
@@ -109,8 +111,9 @@ async def blocked_reason(url: str) -> str | None:
             return None  # unresolvable: the request itself reports it
         addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
     for address in addresses:
-        if not address.is_global or address.is_multicast:
-            return f"Blocked host: {host} (resolves to non-public address {address})"
+        reason = address_refusal(address)
+        if reason is not None:
+            return f"Blocked host: {host} (resolves to {address}, {reason})"
     return None
 
 
