@@ -8,8 +8,9 @@ The API key comes from ``GOOGLE_API_KEY`` (or ``api_key=``); Vertex AI is used w
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncGenerator
-from typing import Any, ClassVar
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, PrivateAttr
 
@@ -29,6 +30,9 @@ from pyadk.models._streaming import ResponseBuilder, final_response
 from pyadk.models.base_llm import BaseLlm
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
+
+if TYPE_CHECKING:
+    from pyadk.models.base_llm_connection import BaseLlmConnection
 
 try:
     from google import genai
@@ -123,6 +127,37 @@ class Gemini(BaseLlm):
             raise
         yield error if error is not None else builder.final()
 
+    @asynccontextmanager
+    async def connect(self, llm_request: LlmRequest) -> AsyncIterator[BaseLlmConnection]:
+        """Opens a Gemini Live session (``client.aio.live.connect``) with the request's
+        ``live_connect_config``; use a Live model (e.g. ``gemini-live-2.5-flash``)."""
+        from pyadk.models.gemini_llm_connection import GeminiLlmConnection
+
+        model = llm_request.model or self.model
+        config = _to_genai_live_config(llm_request.live_connect_config)
+        async with AsyncExitStack() as stack:
+            try:
+                session = await stack.enter_async_context(
+                    self._client().aio.live.connect(model=model, config=config)
+                )
+            except genai_errors.APIError as exc:
+                message = (
+                    f"Gemini model {model!r} refused the live connection "
+                    f"(code {exc.code}): {_api_error_text(exc)}"
+                )
+                # A WebSocket close code (1000-4999) is not an HTTP status.
+                status = exc.code if 400 <= exc.code < 600 else None
+                raise error_for_status(status, message, error_type=exc.status) from exc
+            except Exception as exc:
+                if is_transport_error(exc) or _is_websocket_error(exc):
+                    raise unavailable("Gemini", model, exc) from exc
+                raise
+            connection = GeminiLlmConnection(session, model)
+            try:
+                yield connection
+            finally:
+                await connection.close()
+
     async def close(self) -> None:
         client = self._client_holder.take()
         aclose = getattr(getattr(client, "aio", None), "aclose", None)
@@ -188,6 +223,26 @@ def _to_genai_config(config: types.GenerateContentConfig) -> genai_types.Generat
     if schema is not None or config.response_json_schema is not None:
         data.setdefault("response_mime_type", "application/json")
     return genai_types.GenerateContentConfig.model_validate(data)
+
+
+def _api_error_text(exc: genai_errors.APIError) -> str:
+    """What an API error says (a WebSocket close reason is in ``details``)."""
+    return str(exc.message or exc.status or exc.details or "no reason given")
+
+
+def _is_websocket_error(exc: BaseException) -> bool:
+    """True for a failed WebSocket handshake (e.g. an HTTP error instead of an upgrade)."""
+    return type(exc).__module__.split(".")[0] == "websockets"
+
+
+def _to_genai_live_config(config: types.LiveConnectConfig) -> genai_types.LiveConnectConfig:
+    data = config.model_dump(exclude_none=True, exclude={"system_instruction"})
+    system = config.system_instruction
+    if isinstance(system, types.Content):
+        data["system_instruction"] = system.model_dump(exclude_none=True)
+    elif system:
+        data["system_instruction"] = system
+    return genai_types.LiveConnectConfig.model_validate(data)
 
 
 def _finish_reason(value: Any) -> types.FinishReason | None:
