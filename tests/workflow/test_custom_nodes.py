@@ -66,11 +66,3 @@ async def test_a_base_node_without_run_impl_fails_clearly():
     wf = Workflow(name="wf", edges=[(START, BaseNode(name="empty"))])
     with pytest.raises(NotImplementedError, match="_run_impl for BaseNode is not implemented"):
         await TestRunner(wf).run("go")
-
-
-async def test_dynamic_nodes_are_not_supported():
-    async def dynamic(ctx: Context) -> None:
-        await ctx.run_node(start_value)
-
-    with pytest.raises(NotImplementedError, match="dynamic nodes"):
-        await TestRunner(Workflow(name="wf", edges=[(START, dynamic)])).run("go")

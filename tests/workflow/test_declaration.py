@@ -8,7 +8,6 @@ from pydantic import ValidationError
 
 from pyadk.agents import LlmAgent
 from pyadk.testing import ScriptedModel
-from pyadk.tools import FunctionTool
 from pyadk.workflow import (
     DEFAULT_ROUTE,
     START,
@@ -156,8 +155,6 @@ def test_things_that_are_not_nodes_are_rejected():
         Workflow(name="wf", edges=[[START, a]])
     with pytest.raises(WorkflowConfigurationError, match="at least two elements"):
         Workflow(name="wf", edges=[(START,)])
-    with pytest.raises(WorkflowConfigurationError, match="tools as nodes are not supported"):
-        Workflow(name="wf", edges=[(START, FunctionTool(a))])
     with pytest.raises(WorkflowConfigurationError, match="Invalid route"):
         Workflow(name="wf", edges=[(START, a, {1.5: b})])
     with pytest.raises(WorkflowConfigurationError, match="at least one route"):

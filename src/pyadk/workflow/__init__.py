@@ -8,6 +8,7 @@ from pyadk.workflow._agent_node import AgentNode
 from pyadk.workflow._base_node import START, BaseNode
 from pyadk.workflow._context import Context, RouteValue
 from pyadk.workflow._errors import (
+    DynamicNodeFailError,
     GraphValidationError,
     NodeTimeoutError,
     WorkflowConfigurationError,
@@ -21,6 +22,7 @@ from pyadk.workflow._node_events import has_output, node_output, node_path, node
 from pyadk.workflow._parallel_worker import ParallelWorker
 from pyadk.workflow._request_input import REQUEST_INPUT_FUNCTION_CALL_NAME, RequestInput
 from pyadk.workflow._retry_config import RetryConfig
+from pyadk.workflow._tool_node import ToolNode
 from pyadk.workflow._workflow import Workflow
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "AgentNode",
     "BaseNode",
     "Context",
+    "DynamicNodeFailError",
     "Edge",
     "FunctionNode",
     "Graph",
@@ -41,6 +44,7 @@ __all__ = [
     "RequestInput",
     "RetryConfig",
     "RouteValue",
+    "ToolNode",
     "Workflow",
     "WorkflowConfigurationError",
     "WorkflowDataError",

@@ -8,6 +8,7 @@ from pyadk.agents.callback_context import CallbackContext
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.workflow._dynamic_nodes import DynamicScope
 
 RouteValue = bool | int | str
 """A value that selects routed edges."""
@@ -40,6 +41,11 @@ class Context(CallbackContext):
         self._resume_inputs = dict(resume_inputs or {})
         self._route: RouteValue | list[RouteValue] | None = None
         self._route_sent = False
+        self._dynamic: DynamicScope | None = None
+        self._interrupts: set[str] = set()
+        """The calls the dynamic nodes it ran wait on."""
+        self._output_delegated = False
+        self._delegated_output: tuple[Any] | None = None
 
     @property
     def branch(self) -> str | None:
@@ -67,9 +73,52 @@ class Context(CallbackContext):
         self._route = value
         self._route_sent = False
 
-    async def run_node(self, *args: Any, **kwargs: Any) -> Any:
-        """Dynamic nodes are not built in pyadk: declare the node in the graph."""
-        raise NotImplementedError(
-            "ctx.run_node (dynamic nodes) is not supported by pyadk's Workflow; "
-            "declare the node with an edge instead."
+    async def run_node(
+        self,
+        node: Any,
+        node_input: Any = None,
+        *,
+        use_as_output: bool = False,
+        run_id: str | None = None,
+        use_sub_branch: bool = False,
+        override_branch: str | None = None,
+        override_isolation_scope: str | None = None,
+        raise_on_wait: bool = False,
+    ) -> Any:
+        """Runs ``node`` (a node, function, agent, workflow or tool) now, as a child of
+        this node, and returns its output (None when it has none).
+
+        The child runs as ``<this node's path>/<name>@<n>`` (``n`` counts its runs
+        under this node, or ``run_id``: not all digits) in this node's branch (its own
+        sub-branch ``<name>@<n>`` with ``use_sub_branch``, or ``override_branch``),
+        with its own ``retry_config`` and ``timeout``; its events and state changes
+        are written as it runs. With ``use_as_output`` its output is this node's
+        output too (written once, by the child).
+
+        A child that fails (after its retries) raises :class:`DynamicNodeFailError`
+        (its ``error`` is the child's exception; uncaught, this node fails with it).
+        A child that waits for the client makes this node wait too: the node stops
+        there and runs again when the client answers; its children that had finished
+        are not run again (``run_node`` returns their output), the waiting one goes
+        on with the answer. Always ``await`` it (several at once with
+        ``asyncio.gather``). ``override_isolation_scope`` and ``raise_on_wait`` are
+        accepted for google-adk compatibility: a waiting child always stops the
+        caller.
+        """
+        scope = self._dynamic
+        if scope is None:
+            from pyadk.workflow._errors import WorkflowConfigurationError
+
+            raise WorkflowConfigurationError(
+                "ctx.run_node can only be called by a node running in a Workflow."
+            )
+        return await scope.runs.run(
+            self,
+            scope,
+            node,
+            node_input,
+            use_as_output=use_as_output,
+            run_id=run_id,
+            use_sub_branch=use_sub_branch,
+            override_branch=override_branch,
         )

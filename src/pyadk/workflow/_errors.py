@@ -30,3 +30,25 @@ class NodeTimeoutError(Exception):
         self.node_name = node_name
         self.timeout = timeout
         super().__init__(f"Node '{node_name}' timed out after {timeout} seconds.")
+
+
+class DynamicNodeFailError(Exception):
+    """Raised by ``ctx.run_node`` when the node it ran failed (after its retries).
+
+    ``error`` is the node's own exception, ``error_node_path`` the path of the node
+    that raised it (a node the dynamic node ran in turn, when the failure came from
+    deeper down). A node that does not catch it fails with ``error``.
+    """
+
+    def __init__(self, *, message: str, error: Exception, error_node_path: str) -> None:
+        self.error = error
+        self.error_node_path = error_node_path
+        super().__init__(message)
+
+
+class NodeInterruptedError(BaseException):
+    """Internal: raised by ``ctx.run_node`` when the node it ran waits for the client.
+
+    A ``BaseException``, so a node's ``except Exception`` does not catch it: the
+    calling node stops there and waits too, and runs again once the client answers.
+    """

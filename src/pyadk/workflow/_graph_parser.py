@@ -11,11 +11,12 @@ from pyadk.workflow._graph import Edge
 
 
 def build_node(node_like: Any) -> BaseNode:
-    """The node for ``node_like``: a node as is, an agent or function wrapped."""
+    """The node for ``node_like``: a node as is, an agent, tool or function wrapped."""
     from pyadk.agents.base_agent import BaseAgent
     from pyadk.tools.base_tool import BaseTool
     from pyadk.workflow._agent_node import AgentNode
     from pyadk.workflow._function_node import FunctionNode
+    from pyadk.workflow._tool_node import ToolNode
 
     if is_start(node_like):
         return START
@@ -24,15 +25,12 @@ def build_node(node_like: Any) -> BaseNode:
     if isinstance(node_like, BaseAgent):
         return AgentNode(agent=node_like)
     if isinstance(node_like, BaseTool):
-        raise WorkflowConfigurationError(
-            f"Tool {node_like.name!r} used as a workflow node: tools as nodes are not "
-            "supported by pyadk; wrap the call in a function node."
-        )
+        return ToolNode(node_like)
     if callable(node_like) and not isinstance(node_like, type):
         return FunctionNode(node_like)
     raise WorkflowConfigurationError(
         f"Not a workflow node: {node_like!r} (type {type(node_like).__name__}). Use a "
-        "node, an agent, a function or START."
+        "node, an agent, a tool, a function or START."
     )
 
 

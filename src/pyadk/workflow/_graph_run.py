@@ -14,7 +14,9 @@ from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.workflow._agent_node import AgentNode
 from pyadk.workflow._base_node import START
-from pyadk.workflow._errors import WorkflowConfigurationError
+from pyadk.workflow._dynamic_nodes import DynamicRuns
+from pyadk.workflow._dynamic_state import DynamicRecord
+from pyadk.workflow._errors import DynamicNodeFailError, WorkflowConfigurationError
 from pyadk.workflow._graph import Graph
 from pyadk.workflow._node_events import node_event
 from pyadk.workflow._node_run import NodeResult, NodeRun
@@ -167,6 +169,7 @@ class GraphRun:
         run_id: int | None = None,
         resuming: bool = False,
         resume_inputs: dict[str, Any] | None = None,
+        dynamic: dict[str, DynamicRecord] | None = None,
     ) -> None:
         node = self.graph.nodes[name]
         if run_id is None:
@@ -185,10 +188,13 @@ class GraphRun:
             output_for=[path, self.path] if terminal else None,
             resuming=resuming,
             resume_inputs=resume_inputs,
+            dynamic=DynamicRuns(self._emit, dynamic) if dynamic else None,
         )
         try:
             result = await run.run()
         except BaseException as error:
+            if isinstance(error, DynamicNodeFailError):  # the dynamic node's own error
+                error = error.error
             if not self._closing:  # a node's own cancellation or BaseException: report it
                 self._inbox.put_nowait(("failed", name, error))
             if not isinstance(error, Exception):
@@ -212,6 +218,7 @@ class GraphRun:
                 interrupts=result.interrupts | (carried.interrupts if carried else set()),
                 requests={**(carried.requests if carried else {}), **result.requests},
                 answers=dict(carried.answers) if carried else {},
+                dynamic=result.dynamic,
             )
             return
         if result.has_output:
@@ -310,7 +317,7 @@ class GraphRun:
         have one."""
         node = self.graph.nodes[name]
         pending = waiting.interrupts
-        rerun = isinstance(node, AgentNode) or node.rerun_on_resume
+        rerun = isinstance(node, AgentNode) or node.rerun_on_resume or bool(waiting.dynamic)
         if not rerun and any(i not in waiting.answers for i in waiting.requests):
             self.waiting[name] = waiting  # asked for more than was answered
             return
@@ -332,7 +339,12 @@ class GraphRun:
         )
         self._running[name] = asyncio.create_task(
             self._run_node(
-                name, trigger, waiting.run_id, resuming=True, resume_inputs=waiting.answers
+                name,
+                trigger,
+                waiting.run_id,
+                resuming=True,
+                resume_inputs=waiting.answers,
+                dynamic=waiting.dynamic,
             )
         )
 

@@ -12,7 +12,14 @@ from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._context import Context
-from pyadk.workflow._errors import NodeTimeoutError, WorkflowDataError
+from pyadk.workflow._dynamic_nodes import DynamicRuns, DynamicScope
+from pyadk.workflow._dynamic_state import DynamicRecord
+from pyadk.workflow._errors import (
+    DynamicNodeFailError,
+    NodeInterruptedError,
+    NodeTimeoutError,
+    WorkflowDataError,
+)
 from pyadk.workflow._node_events import error_event, node_event
 from pyadk.workflow._request_input import RequestInput, json_schema, request_event
 
@@ -49,6 +56,10 @@ class NodeResult:
     interrupts: set[str] = field(default_factory=set)
     requests: dict[str, Any] = field(default_factory=dict)
     """Its RequestInput ids, each with its answer's JSON schema."""
+    via_dynamic: bool = False
+    """It waits because a dynamic node it ran (``ctx.run_node``) waits."""
+    dynamic: dict[str, DynamicRecord] = field(default_factory=dict)
+    """When waiting: the dynamic nodes it ran, by path (finished or waiting)."""
 
 
 @dataclass
@@ -68,38 +79,50 @@ class NodeRun:
     """The run goes on from a pause (the client answered what it waited for)."""
     resume_inputs: dict[str, Any] | None = None
     """The answers to the node's ``RequestInput`` s (``ctx.resume_inputs``)."""
+    dynamic: DynamicRuns | None = None
+    """The dynamic nodes of the graph node this run belongs to (made when None)."""
 
     async def run(self) -> NodeResult:
         """Runs the node, retrying per its ``retry_config``; raises its last error.
 
-        A stop of the whole turn (``max_llm_calls``, a budget) is never retried."""
+        A stop of the whole turn (``max_llm_calls``, a budget) is never retried. A
+        dynamic node's failure (:class:`DynamicNodeFailError`) is retried on its
+        ``error``; it was recorded by that node, and the retry reuses the dynamic
+        nodes the failed attempt finished."""
+        if self.dynamic is None:
+            self.dynamic = DynamicRuns(self.emit)
         attempt = 1
         while True:
+            counters = self.dynamic.snapshot(self.path)
             try:
-                return await self._attempt()
+                return await self._attempt(self.dynamic)
             except Exception as error:
+                cause = error.error if isinstance(error, DynamicNodeFailError) else error
                 config = self.node.retry_config
                 retrying = (
                     config is not None
-                    and not isinstance(error, InvocationStop)  # limits of the turn stop it
-                    and config.should_retry(error, attempt)
+                    and not isinstance(cause, InvocationStop)  # limits of the turn stop it
+                    and config.should_retry(cause, attempt)
                 )
-                await self.emit(
-                    error_event(
-                        self.ic,
-                        author=self.author,
-                        path=self.path,
-                        error=error,
-                        attempt=attempt,
-                        retrying=retrying,
+                if cause is error:
+                    await self.emit(
+                        error_event(
+                            self.ic,
+                            author=self.author,
+                            path=self.path,
+                            error=error,
+                            attempt=attempt,
+                            retrying=retrying,
+                        )
                     )
-                )
                 if config is None or not retrying:
                     raise
+                if cause is not error:
+                    self.dynamic.rewind(self.path, counters)
                 await asyncio.sleep(config.delay(attempt))
                 attempt += 1
 
-    async def _attempt(self) -> NodeResult:
+    async def _attempt(self, runs: DynamicRuns) -> NodeResult:
         node = self.node
         ctx = Context(
             self.ic,
@@ -109,21 +132,47 @@ class NodeRun:
             resuming=self.resuming,
             resume_inputs=self.resume_inputs,
         )
+        ctx._dynamic = DynamicScope(runs, self.author, self.output_for)
         result = NodeResult(branch=self.ic.branch)
-        if node.timeout is None:
-            await self._drive(ctx, result)
-        else:
-            try:
-                async with asyncio.timeout(node.timeout) as scope:
-                    await self._drive(ctx, result)
-            except TimeoutError as error:
-                if scope.expired():
-                    raise NodeTimeoutError(node_name=node.name, timeout=node.timeout) from error
-                raise
+        try:
+            if node.timeout is None:
+                await self._drive(ctx, result)
+            else:
+                try:
+                    async with asyncio.timeout(node.timeout) as scope:
+                        await self._drive(ctx, result)
+                except TimeoutError as error:
+                    if scope.expired():
+                        raise NodeTimeoutError(node_name=node.name, timeout=node.timeout) from error
+                    raise
+        except BaseException:
+            await runs.settle(ctx, cancel=True)  # no dynamic node outlives a failed run
+            raise
+        await runs.settle(ctx, cancel=False)
+        if ctx._interrupts:  # a dynamic node waits for the client: so does this node
+            result.waiting = result.via_dynamic = True
+            result.interrupts.update(ctx._interrupts)
+            result.dynamic = runs.records_under(self.path)
+        elif ctx._delegated_output is not None and not result.has_output:
+            result.output, result.has_output = ctx._delegated_output[0], True
         result.route = ctx.route
         return result
 
     async def _drive(self, ctx: Context, result: NodeResult) -> None:
+        try:
+            await self._items(ctx, result)
+        except NodeInterruptedError:  # ctx.run_node: a dynamic node waits for the client
+            pass
+        except BaseExceptionGroup as group:  # e.g. a TaskGroup of run_node calls
+            interrupted, rest = group.split(NodeInterruptedError)
+            if interrupted is None:
+                raise
+            if rest is not None:
+                raise rest from None
+        if not ctx.actions.is_empty() or (ctx.route is not None and not ctx._route_sent):
+            await self._write(ctx)
+
+    async def _items(self, ctx: Context, result: NodeResult) -> None:
         items = self.node._run_impl(ctx=ctx, node_input=self.node_input)
         try:
             async for item in items:
@@ -140,20 +189,20 @@ class NodeRun:
                 if isinstance(item, RequestInput):
                     await self._ask(ctx, item, result)
                     continue
-                if result.has_output:
+                if result.has_output and not ctx._output_delegated:
                     raise WorkflowDataError(
                         f"Node {self.node.name!r} produced a second output: a node produces "
                         "at most one output."
                     )
                 if isinstance(item, SetOutput):
                     result.output, result.has_output = item.value, True
+                elif ctx._output_delegated:  # a dynamic node wrote it (use_as_output)
+                    result.output, result.has_output = item, True
                 else:
                     result.output, result.has_output = item, True
                     await self._write(ctx, output=item, with_output=True)
         finally:
             await items.aclose()
-        if not ctx.actions.is_empty() or (ctx.route is not None and not ctx._route_sent):
-            await self._write(ctx)
 
     async def _ask(self, ctx: Context, request: RequestInput, result: NodeResult) -> None:
         """Writes the request for the client's input; the node then waits."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk import types
 from pyadk.events.event import Event
+from pyadk.workflow._dynamic_state import DynamicRecord
 from pyadk.workflow._node_events import NODE_INFO, node_path
 from pyadk.workflow._request_input import answer_value
 
@@ -39,6 +40,8 @@ class WaitingNode:
     """Of those, its ``RequestInput`` ids, each with its answer's JSON schema."""
     answers: dict[str, Any] = field(default_factory=dict)
     """Answers to its requests given so far (it waits for the others)."""
+    dynamic: dict[str, DynamicRecord] = field(default_factory=dict)
+    """The dynamic nodes it ran (``ctx.run_node``), by path: finished or waiting."""
 
     def with_answers(self, responses: dict[str, Any]) -> WaitingNode:
         """This node once the client's ``responses`` (by call id) came: its input
@@ -54,6 +57,7 @@ class WaitingNode:
             interrupts={i for i in self.interrupts if i not in responses},
             requests=dict(self.requests),
             answers=answers,
+            dynamic={p: r.with_answers(responses) for p, r in self.dynamic.items()},
         )
 
 
@@ -78,6 +82,11 @@ class PauseState:
                     "interrupts": sorted(w.interrupts),
                     "requests": w.requests,
                     "answers": w.answers,
+                    **(
+                        {"dynamic": {p: r.to_json() for p, r in w.dynamic.items()}}
+                        if w.dynamic
+                        else {}
+                    ),
                 }
                 for name, w in self.waiting.items()
             },
@@ -102,6 +111,9 @@ class PauseState:
                     interrupts=set(w.get("interrupts") or ()),
                     requests=dict(w.get("requests") or {}),
                     answers=dict(w.get("answers") or {}),
+                    dynamic={
+                        p: DynamicRecord.from_json(r) for p, r in (w.get("dynamic") or {}).items()
+                    },
                 )
                 for name, w in (data.get("waiting") or {}).items()
             },
