@@ -263,10 +263,24 @@ async def test_a_failing_dynamic_node_fails_its_caller_with_its_own_error():
     with pytest.raises(KeyError, match="missing"):
         await runner.run("go")
     events = (await runner.session()).events
-    failed = [e for e in events if e.error_code]
-    # One error event, written by the node that failed, at its own path.
-    assert [(e.error_code, e.custom_metadata["node_info"]["path"]) for e in failed] == [
-        ("KeyError", "wf@1/plan@1/broken@1")
+    # The child records its failure; the graph node it ended sets error_code.
+    failures = [
+        (e.custom_metadata["node_info"]["path"], e.custom_metadata["error"], e.error_code)
+        for e in events
+        if e.custom_metadata and "error" in e.custom_metadata
+    ]
+    assert failures == [
+        ("wf@1/plan@1/broken@1", {"type": "KeyError", "message": "'missing'", "attempt": 1}, None),
+        (
+            "wf@1/plan@1",
+            {
+                "type": "KeyError",
+                "message": "'missing'",
+                "attempt": 1,
+                "node_path": "wf@1/plan@1/broken@1",
+            },
+            "KeyError",
+        ),
     ]
 
 
@@ -282,8 +296,11 @@ async def test_the_caller_can_catch_the_failure_and_go_on():
             return f"recovered from {type(failure.error).__name__}: {failure.error}"
         return "not reached"
 
-    events = await one_node(plan).run("go")
+    runner = one_node(plan)
+    events = await runner.run("go")
     assert outputs(events) == [("plan", "recovered from ValueError: bad input")]
+    assert not [e for e in events if e.error_code]  # the run recovered: it did not fail
+    assert "outcome:wf" not in await runner.state()  # no failure outcome
 
 
 async def test_a_failure_deep_down_names_the_node_that_failed():

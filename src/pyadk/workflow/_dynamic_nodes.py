@@ -134,6 +134,7 @@ class DynamicRuns:
             resuming=resuming,
             resume_inputs=resume_inputs,
             dynamic=self,
+            dynamic_child=True,
         )
         task = asyncio.create_task(self._run_child(child))
         self._running[path] = task

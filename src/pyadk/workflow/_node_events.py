@@ -84,12 +84,16 @@ def error_event(
     error: BaseException,
     attempt: int,
     retrying: bool,
+    final: bool | None = None,
+    origin: str | None = None,
 ) -> Event:
     """The event recording that attempt ``attempt`` of a node failed with ``error``.
 
-    The failure that ends the node sets ``error_code`` / ``error_message``; an
-    attempt that will be retried only records ``custom_metadata["error"]``, so a
-    run that recovers is not taken for a failed one.
+    The failure that ends the node (``final``; by default when not ``retrying``) sets
+    ``error_code`` / ``error_message``; other failures (an attempt that will be
+    retried, a dynamic node's failure its caller may still catch) only record
+    ``custom_metadata["error"]``, so a run that recovers is not taken for a failed
+    one. ``origin``: the path of the dynamic node that raised ``error``.
     """
     message = str(error) or type(error).__name__
     metadata: dict[str, Any] = {
@@ -98,6 +102,9 @@ def error_event(
     }
     if retrying:
         metadata[ERROR]["retrying"] = True
+    if origin is not None:
+        metadata[ERROR]["node_path"] = origin
+    if not (not retrying if final is None else final):
         return Event(
             invocation_id=ic.invocation_id,
             author=author,

@@ -81,6 +81,8 @@ class NodeRun:
     """The answers to the node's ``RequestInput`` s (``ctx.resume_inputs``)."""
     dynamic: DynamicRuns | None = None
     """The dynamic nodes of the graph node this run belongs to (made when None)."""
+    dynamic_child: bool = False
+    """The run of a dynamic node (``ctx.run_node``)."""
 
     async def run(self) -> NodeResult:
         """Runs the node, retrying per its ``retry_config``; raises its last error.
@@ -104,15 +106,20 @@ class NodeRun:
                     and not isinstance(cause, InvocationStop)  # limits of the turn stop it
                     and config.should_retry(cause, attempt)
                 )
-                if cause is error:
+                if cause is error or not self.dynamic_child:
+                    # A dynamic node's last failure has no error_code: its caller may
+                    # catch it. Uncaught, it ends the graph node that ran it: recorded
+                    # there, naming the node that raised it.
                     await self.emit(
                         error_event(
                             self.ic,
                             author=self.author,
                             path=self.path,
-                            error=error,
+                            error=cause,
                             attempt=attempt,
                             retrying=retrying,
+                            final=not retrying and not self.dynamic_child,
+                            origin=None if cause is error else _origin(error),
                         )
                     )
                 if config is None or not retrying:
@@ -239,6 +246,10 @@ class NodeRun:
             output_for=self.output_for if with_output else None,
         )
         await self.emit(event)
+
+
+def _origin(error: Exception) -> str | None:
+    return error.error_node_path if isinstance(error, DynamicNodeFailError) else None
 
 
 def _take_actions(ctx: Context) -> EventActions:
