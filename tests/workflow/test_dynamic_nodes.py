@@ -601,3 +601,39 @@ async def test_a_workflow_run_dynamically_pauses_inside_and_resumes():
     resumed = await runner.run(answer(request, True))
     assert ran == ["prepare"]  # the inner workflow goes on from its pause
     assert outputs(resumed)[-1] == ("plan", "answer: True")
+
+
+async def test_a_failing_caller_cancels_the_children_it_still_runs():
+    finished: list[str] = []
+
+    async def slow(node_input: Any) -> str:
+        await asyncio.sleep(1)
+        finished.append("slow")
+        return "late"
+
+    def broken(node_input: Any) -> None:
+        raise RuntimeError("early")
+
+    async def plan(ctx: Context) -> None:
+        await asyncio.gather(ctx.run_node(slow), ctx.run_node(broken))
+
+    runner = one_node(plan)
+    with pytest.raises(RuntimeError, match="early"):
+        await runner.run("go")
+    await asyncio.sleep(1.2)
+    assert finished == []  # cancelled with its caller: no late event either
+    events = (await runner.session()).events
+    assert "wf@1/plan@1/slow@1" not in paths(events)
+
+
+async def test_parallel_worker_items_run_dynamic_nodes():
+    @node(parallel_worker=True)
+    async def each(ctx: Context, node_input: int) -> int:
+        return await ctx.run_node(double, node_input)
+
+    def items(node_input: Any) -> list[int]:
+        return [1, 2]
+
+    events = await TestRunner(Workflow(name="wf", edges=[(START, items, each)])).run("go")
+    assert outputs(events)[-1] == ("each", [2, 4])
+    assert "wf@1/each@1/each@2/double@1" in paths(events)
