@@ -181,9 +181,19 @@ class BaseLlmFlow:
                         continue
                     # The calls' responses, then a structured answer or the events of the
                     # agent they transfer to.
-                    response = await functions.handle_function_calls_async(
-                        ctx, event, llm_request.tools_dict
-                    )
+                    tools = llm_request.tools_dict
+                    if functions.streams_progress(event, tools):  # progress while they run
+                        response = None
+                        async with aclosing(
+                            functions.stream_function_calls(ctx, event, tools)
+                        ) as results:
+                            async for item in results:
+                                if item.partial:
+                                    yield item  # never stored: not the step's last event
+                                else:
+                                    response = item
+                    else:
+                        response = await functions.handle_function_calls_async(ctx, event, tools)
                     if response is None:
                         continue
                     yield (last_event := _seen(response, output_agent))
@@ -242,9 +252,20 @@ class BaseLlmFlow:
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
         tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
-        response = await functions.handle_function_calls_async(
-            ctx, call_event, tools, confirmations
-        )
+        response: Event | None = None
+        if functions.streams_progress(call_event, tools):
+            async with aclosing(
+                functions.stream_function_calls(ctx, call_event, tools, confirmations)
+            ) as results:
+                async for item in results:
+                    if item.partial:
+                        yield item
+                    else:
+                        response = item
+        else:
+            response = await functions.handle_function_calls_async(
+                ctx, call_event, tools, confirmations
+            )
         if response is None:
             return
         yield response

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncGenerator, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
@@ -52,6 +52,69 @@ def long_running_call_ids(event: Event, tools_dict: dict[str, BaseTool]) -> set[
         for call in event.get_function_calls()
         if call.id and call.name in tools_dict and tools_dict[call.name].is_long_running
     }
+
+
+def streams_progress(call_event: Event, tools_dict: dict[str, BaseTool]) -> bool:
+    """Whether a call in ``call_event`` targets a tool that streams progress: its calls
+    then run through :func:`stream_function_calls`."""
+    content = call_event.content
+    for part in (content.parts or ()) if content is not None else ():
+        call = part.function_call
+        if call is not None:
+            tool = tools_dict.get(call.name or "")
+            if tool is not None and tool.streams_progress:
+                return True
+    return False
+
+
+async def stream_function_calls(
+    ctx: InvocationContext,
+    call_event: Event,
+    tools_dict: dict[str, BaseTool],
+    confirmations: dict[str, ToolConfirmation] | None = None,
+) -> AsyncGenerator[Event, None]:
+    """:func:`handle_function_calls_async` in a task, yielding the calls' progress
+    events (partial) as they come, then the response event (if any).
+
+    Only for calls of which one streams (see :func:`streams_progress`): the calls run
+    as they would otherwise, but the step can pass reports on while they run.
+    """
+    from pyadk.tools.tool_progress import _ProgressSink, current_sink
+
+    names = {
+        call.id: call.name
+        for call in call_event.get_function_calls()
+        if call.id and call.name and getattr(tools_dict.get(call.name), "streams_progress", False)
+    }
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    sink = _ProgressSink(ctx, names, queue)
+    done = object()
+
+    def finished(_: asyncio.Task[Event | None]) -> None:
+        sink.closed = True  # later reports (a stray thread) are dropped
+        queue.put_nowait(done)
+
+    token = current_sink.set(sink)  # the task (and its calls' tasks) copy the context
+    try:
+        task = asyncio.ensure_future(
+            handle_function_calls_async(ctx, call_event, tools_dict, confirmations)
+        )
+    finally:
+        current_sink.reset(token)
+    task.add_done_callback(finished)
+    try:
+        while (item := await queue.get()) is not done:
+            yield item
+        response = task.result()  # what the calls raised, as without streaming
+    finally:
+        if not task.done():  # the caller stopped reading: the calls are cancelled
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+    if response is not None:
+        yield response
 
 
 async def handle_function_calls_async(

@@ -16,6 +16,9 @@ from pyadk.tools.forwarding_artifact_service import ForwardingArtifactService
 from pyadk.tools.function_declarations import schema_for_model
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pyadk.events.event import Event
     from pyadk.tools.tool_context import ToolContext
 
 
@@ -32,12 +35,24 @@ class AgentTool(BaseTool):
     ends with an error and no text (a model error) gives an error result with its
     message; one that stops waiting for the client (an approval, a credential) gives
     an error result too: its nested session is not kept, so it could not resume.
+
+    ``stream_events=True`` (a pyadk addition) forwards each event of the agent, as it
+    happens, to the caller's run as a progress event of this call (partial: never
+    stored, never shown to the caller's model; see :mod:`pyadk.tools.tool_progress`):
+    a client sees the agent's tool calls and text while it works. The caller's model
+    still gets only the result.
     """
 
-    def __init__(self, agent: BaseAgent, skip_summarization: bool = False) -> None:
-        super().__init__(name=agent.name, description=agent.description)
+    def __init__(
+        self, agent: BaseAgent, skip_summarization: bool = False, *, stream_events: bool = False
+    ) -> None:
+        super().__init__(
+            name=agent.name, description=agent.description, streams_progress=stream_events
+        )
         self.agent = agent
         self.skip_summarization = skip_summarization
+        self.stream_events = stream_events
+        """Forward the agent's events to the caller's run as progress events."""
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         input_schema = _input_schema(self.agent)
@@ -84,12 +99,19 @@ class AgentTool(BaseTool):
         last_content: types.Content | None = None
         last_error: str | None = None
         pending: set[str] = set()  # calls that wait for the client (approvals, credentials)
+        forward: Callable[[ToolContext, Event], bool] | None = None
+        if self.stream_events:
+            from pyadk.tools.tool_progress import forward_agent_event
+
+            forward = forward_agent_event
         async for event in runner.run_async(
             user_id=session.user_id,
             session_id=session.id,
             new_message=types.UserContent(message),
             run_config=parent.run_config,
         ):
+            if forward is not None:
+                forward(tool_context, event)
             if event.actions.state_delta:
                 tool_context.state.update(event.actions.state_delta)
             if event.error_code or event.error_message:

@@ -24,6 +24,10 @@ class BaseTool(abc.ABC):
 
     require_confirmation: RequireConfirmation = False
     idempotent: bool = False
+    streams_progress: bool = False
+    """The tool reports progress while it runs (``tool_context.report_progress``): its
+    calls run so that the reports reach the client at once. False: reports are dropped
+    and the calls run as fast as they can."""
 
     def __init__(
         self,
@@ -33,6 +37,7 @@ class BaseTool(abc.ABC):
         is_long_running: bool = False,
         require_confirmation: RequireConfirmation = False,
         idempotent: bool = False,
+        streams_progress: bool = False,
     ):
         self.name = name
         self.description = description
@@ -43,6 +48,8 @@ class BaseTool(abc.ABC):
         self.idempotent = idempotent
         """Running a call twice does no harm (a read, a lookup): a call cut off by a crash
         runs again when its invocation resumes. Other calls wait for approval then."""
+        if streams_progress:
+            self.streams_progress = True
 
     async def check_require_confirmation(
         self, args: dict[str, Any], tool_context: ToolContext

@@ -27,6 +27,9 @@ class FunctionTool(BaseTool):
     run in worker threads so they do not block each other. ``require_confirmation``
     (True, or a predicate over the arguments) makes calls wait for a person's approval.
     ``idempotent=True`` lets a call cut off by a crash run again on resume.
+    ``streams_progress=True`` lets the function report progress while it runs
+    (``tool_context.report_progress``); a sync one then runs in a worker thread, so
+    that its reports reach the client while it works.
     """
 
     def __init__(
@@ -36,6 +39,7 @@ class FunctionTool(BaseTool):
         name: str | None = None,
         require_confirmation: RequireConfirmation = False,
         idempotent: bool = False,
+        streams_progress: bool = False,
     ) -> None:
         tool_name = name or getattr(func, "__name__", None) or type(func).__name__
         self.func = func
@@ -44,7 +48,10 @@ class FunctionTool(BaseTool):
         self._declaration: types.FunctionDeclaration | None = None
         self._description: str | None = None
         super().__init__(
-            name=tool_name, require_confirmation=require_confirmation, idempotent=idempotent
+            name=tool_name,
+            require_confirmation=require_confirmation,
+            idempotent=idempotent,
+            streams_progress=streams_progress,
         )
         target = func if inspect.isroutine(func) else getattr(func, "__call__", func)  # noqa: B004
         self._takes_tool_context = "tool_context" in inspect.signature(target).parameters
@@ -91,7 +98,7 @@ class FunctionTool(BaseTool):
         kwargs.update(hidden)
         if self._is_async:
             return await self.func(**kwargs)
-        if getattr(tool_context, "concurrent", False):
+        if getattr(tool_context, "concurrent", False) or self.streams_progress:
             result = await asyncio.to_thread(self.func, **kwargs)
         else:
             result = self.func(**kwargs)

@@ -37,6 +37,21 @@ class ToolContext(CallbackContext):
         self.tool_confirmation: ToolConfirmation | None = None
         """The approval this call runs with (None: it was not asked for one)."""
 
+    def report_progress(self, data: str | dict[str, Any]) -> bool:
+        """Sends ``data`` (a string or a JSON dict) to the client while this call runs.
+
+        The report becomes a partial event of the agent (never stored, never shown to
+        a model) that ``Runner.run_async`` yields at once; its ``custom_metadata``
+        holds ``{"tool_progress": {"function_call_id", "tool_name", "data"}}`` (see
+        :class:`pyadk.tools.tool_progress.ToolProgress`). Only a tool created with
+        ``streams_progress=True`` streams: elsewhere (other tools, live mode, a call
+        resumed after an interruption, a tool run outside an agent's step) the report
+        is dropped. Returns whether it was sent; TypeError if ``data`` is not JSON.
+        """
+        from pyadk.tools.tool_progress import report
+
+        return report(self, data)
+
     @property
     def invocation_context(self) -> InvocationContext:
         """The invocation this tool call belongs to."""
