@@ -9,10 +9,13 @@ from typing import Any
 import pytest
 from wf_support import outputs, paths
 
+from pyadk import types
+from pyadk.events import Event
 from pyadk.plugins import BasePlugin
 from pyadk.testing import TestRunner
 from pyadk.tools import BaseTool, FunctionTool, ToolContext
 from pyadk.workflow import (
+    REQUEST_INPUT_FUNCTION_CALL_NAME,
     START,
     Context,
     RetryConfig,
@@ -201,9 +204,80 @@ async def test_a_custom_base_tool_is_a_node_too():
     assert outputs(events)[-1] == ("echo", {"echo": {"a": 2, "b": 40}})
 
 
-async def test_a_tool_that_needs_approval_is_refused_as_a_node():
-    wf = Workflow(name="wf", edges=[(START, numbers, FunctionTool(add, require_confirmation=True))])
-    with pytest.raises(WorkflowConfigurationError, match="asks for confirmation"):
+def confirmation_request(events: list[Event]) -> types.FunctionCall:
+    [call] = [c for e in events for c in e.get_function_calls()]
+    assert call.name == REQUEST_INPUT_FUNCTION_CALL_NAME
+    return call
+
+
+def confirm(call: types.FunctionCall, confirmed: bool, payload: Any = None) -> types.Content:
+    answer = {"confirmed": confirmed, **({"payload": payload} if payload is not None else {})}
+    response = types.FunctionResponse(id=call.id, name=call.name, response=answer)
+    return types.Content(role="user", parts=[types.Part(function_response=response)])
+
+
+async def test_a_tool_that_needs_approval_asks_the_client_and_runs_once_approved():
+    paid: list[int] = []
+
+    def pay(amount: int) -> str:
+        """Pays."""
+        paid.append(amount)
+        return f"paid {amount}"
+
+    def amount(node_input: Any) -> dict[str, int]:
+        return {"amount": 30}
+
+    tool = FunctionTool(pay, require_confirmation=True)
+    runner = TestRunner(Workflow(name="wf", edges=[(START, amount, tool)]))
+    request = confirmation_request(await runner.run("go"))
+    assert paid == []
+    assert request.args["payload"] == {"tool_name": "pay", "args": {"amount": 30}}
+    assert request.args["message"] == "Approve or reject pay()."
+    resumed = await runner.run(confirm(request, True))
+    assert paid == [30] and outputs(resumed) == [("pay", "paid 30")]
+
+    rejected = confirmation_request(await runner.run("again"))
+    refused = await runner.run(confirm(rejected, False))
+    assert paid == [30]
+    assert outputs(refused) == [("pay", {"error": "This tool call is rejected."})]
+
+
+async def test_a_tool_asking_for_approval_itself_gets_the_answer_in_tool_confirmation():
+    def transfer(amount: int, tool_context: ToolContext) -> str:
+        """Transfers money."""
+        confirmation = tool_context.tool_confirmation
+        if confirmation is None:
+            tool_context.request_confirmation(hint="Large transfer: approve?", payload={"max": 0})
+            return "pending"
+        return f"sent {amount} up to {confirmation.payload['max']}"
+
+    async def plan(ctx: Context) -> str:
+        return await ctx.run_node(FunctionTool(transfer), {"amount": 900})
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, plan)]))
+    request = confirmation_request(await runner.run("go"))
+    assert request.args["message"] == "Large transfer: approve?"
+    assert request.args["payload"]["confirmation_payload"] == {"max": 0}
+    resumed = await runner.run(confirm(request, True, payload={"max": 1000}))
+    assert outputs(resumed)[-1] == ("plan", "sent 900 up to 1000")
+
+
+async def test_a_tool_asking_for_a_credential_is_refused_as_a_node():
+    from pyadk.auth.auth_schemes import APIKey
+    from pyadk.auth.auth_tool import AuthConfig
+
+    key = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Key"}))
+
+    def secret(tool_context: ToolContext) -> str:
+        """Needs a key."""
+        tool_context.request_credential(key)
+        return "pending"
+
+    async def plan(ctx: Context) -> str:
+        return await ctx.run_node(FunctionTool(secret))
+
+    wf = Workflow(name="wf", edges=[(START, plan)])
+    with pytest.raises(WorkflowConfigurationError, match="asked the client for a credential"):
         await TestRunner(wf).run("go")
 
 

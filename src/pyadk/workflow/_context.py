@@ -92,8 +92,9 @@ class Context(CallbackContext):
         under this node, or ``run_id``: not all digits) in this node's branch (its own
         sub-branch ``<name>@<n>`` with ``use_sub_branch``, as an agent or workflow
         always does, or ``override_branch``), with its own ``retry_config`` and
-        ``timeout``; its events and state changes are written as it runs. With ``use_as_output`` its output is this node's
-        output too (written once, by the child).
+        ``timeout``; its events and state changes are written as it runs. With
+        ``use_as_output`` its output is this node's output too (written once, by the
+        child).
 
         A child that fails (after its retries) raises :class:`DynamicNodeFailError`
         (its ``error`` is the child's exception; uncaught, this node fails with it).

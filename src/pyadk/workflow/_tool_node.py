@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from pyadk import types
+from pyadk.events.tool_confirmation import ToolConfirmation
 from pyadk.tools.base_tool import BaseTool
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import plugins_then_callbacks
@@ -16,9 +17,13 @@ from pyadk.utils.ids import new_uuid4
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._coercion import content_text
 from pyadk.workflow._errors import WorkflowConfigurationError, WorkflowDataError
+from pyadk.workflow._request_input import RequestInput
 
 if TYPE_CHECKING:
     from pyadk.workflow._context import Context
+
+CONFIRMATION_PREFIX = "wf_tool_confirmation:"
+REJECTED = "This tool call is rejected."
 
 
 class ToolNode(BaseNode):
@@ -35,6 +40,14 @@ class ToolNode(BaseNode):
     changes are saved with the node's event, between the Runner's plugins'
     ``before_tool_callback`` / ``on_tool_error_callback`` / ``after_tool_callback``
     (agent-level tool callbacks do not apply: no agent owns the node).
+
+    A call that needs approval (``require_confirmation``, or the tool calling
+    ``tool_context.request_confirmation``) asks the client with a ``RequestInput``
+    (payload: ``tool_name``, ``args``, ``confirmation_payload``; the answer: a
+    ``ToolConfirmation`` dict such as ``{"confirmed": true}``); the node then runs
+    again with ``tool_context.tool_confirmation`` set, and a rejected call outputs
+    ``{"error": "This tool call is rejected."}``. A credential request fails the
+    node with :class:`WorkflowConfigurationError`.
     """
 
     tool: BaseTool
@@ -54,26 +67,34 @@ class ToolNode(BaseNode):
         tool = self.tool
         args = self._arguments(ctx, node_input)
         ic = ctx._invocation_context
-        tool_context = ToolContext(ic, function_call_id=new_uuid4(), event_actions=ctx.actions)
-        if await tool.check_require_confirmation(args, tool_context):
-            raise WorkflowConfigurationError(
-                f"Tool node {self.name!r}: tool {tool.name!r} asks for confirmation, which "
-                "pyadk supports for tools called by an agent, not for tools as nodes; give "
-                "the tool to an LlmAgent node instead."
-            )
+        call_id = new_uuid4()
+        tool_context = ToolContext(ic, function_call_id=call_id, event_actions=ctx.actions)
+        tool_context.tool_confirmation = _confirmation(ctx)
         plugin_kwargs = {"tool": tool, "tool_args": args, "tool_context": tool_context}
         plugins = ic.plugin_manager
         result = await plugins_then_callbacks(plugins, "before_tool_callback", plugin_kwargs, None)
         if result is None:
-            try:
-                result = await tool.run_async(args=args, tool_context=tool_context)
-            except Exception as error:
-                result = await plugins_then_callbacks(
-                    plugins, "on_tool_error_callback", {**plugin_kwargs, "error": error}, None
-                )
-                if result is None:
-                    raise
-            _refuse_client_requests(self.name, tool_context)
+            confirmation = tool_context.tool_confirmation
+            if confirmation is None and await tool.check_require_confirmation(args, tool_context):
+                yield _ask_confirmation(tool.name, args, f"Approve or reject {tool.name}().")
+                return
+            if confirmation is not None and not confirmation.confirmed:
+                result = {"error": REJECTED}
+            else:
+                try:
+                    result = await tool.run_async(args=args, tool_context=tool_context)
+                except Exception as error:
+                    ctx.actions.requested_tool_confirmations.pop(call_id, None)
+                    result = await plugins_then_callbacks(
+                        plugins, "on_tool_error_callback", {**plugin_kwargs, "error": error}, None
+                    )
+                    if result is None:
+                        raise
+                asked = ctx.actions.requested_tool_confirmations.pop(call_id, None)
+                if asked is not None:  # the tool asked for approval itself
+                    yield _ask_confirmation(tool.name, args, asked.hint, asked.payload)
+                    return
+                _refuse_credential_requests(self.name, tool_context)
         altered = await plugins_then_callbacks(
             plugins, "after_tool_callback", {**plugin_kwargs, "result": result}, None
         )
@@ -129,12 +150,45 @@ def _parameters(tool: BaseTool) -> tuple[list[str], list[str]]:
     return [], []
 
 
-def _refuse_client_requests(name: str, tool_context: ToolContext) -> None:
-    """A tool node cannot pause for a credential or an approval the tool asked for."""
-    actions = tool_context.actions
-    if actions.requested_auth_configs or actions.requested_tool_confirmations:
-        asked = "a credential" if actions.requested_auth_configs else "a confirmation"
+def _confirmation(ctx: Context) -> ToolConfirmation | None:
+    """The client's answer to this node's request for approval (None: not asked yet)."""
+    for interrupt_id, answer in ctx.resume_inputs.items():
+        if interrupt_id.startswith(CONFIRMATION_PREFIX):
+            if isinstance(answer, ToolConfirmation):
+                return answer
+            if not isinstance(answer, dict):
+                raise WorkflowDataError(
+                    f"A tool confirmation is a JSON object, got {type(answer).__name__}: "
+                    f"{answer!r}."
+                )
+            try:
+                return ToolConfirmation.from_response_dict(
+                    {k: v for k, v in answer.items() if v is not None}
+                )
+            except ValueError as error:
+                raise WorkflowDataError(f"Invalid tool confirmation: {answer!r}") from error
+    return None
+
+
+def _ask_confirmation(
+    tool_name: str, args: dict[str, Any], hint: str, payload: Any = None
+) -> RequestInput:
+    """The request asking the client to approve (or reject) the call."""
+    shown: dict[str, Any] = {"tool_name": tool_name, "args": args}
+    if payload is not None:
+        shown["confirmation_payload"] = payload
+    return RequestInput(
+        interrupt_id=CONFIRMATION_PREFIX + new_uuid4(),
+        message=hint or f"Approve or reject {tool_name}().",
+        payload=shown,
+        response_schema=dict,
+    )
+
+
+def _refuse_credential_requests(name: str, tool_context: ToolContext) -> None:
+    """A tool node cannot pause for a credential the tool asked for."""
+    if tool_context.actions.requested_auth_configs:
         raise WorkflowConfigurationError(
-            f"Tool node {name!r} asked the client for {asked}: not supported for tools as "
-            "nodes in pyadk; give the tool to an LlmAgent node instead."
+            f"Tool node {name!r} asked the client for a credential: not supported for "
+            "tools as nodes in pyadk; give the tool to an LlmAgent node instead."
         )
