@@ -17,7 +17,7 @@ from pyadk.workflow._errors import (
 from pyadk.workflow._node_events import node_event
 
 if TYPE_CHECKING:
-    from pyadk.events.event import Event
+    from pyadk.agents.invocation_context import InvocationContext
     from pyadk.workflow._context import Context
     from pyadk.workflow._node_run import Emit, NodeResult, NodeRun
 
@@ -80,6 +80,8 @@ class DynamicRuns:
     ) -> Any:
         """Runs ``node_like`` under ``ctx``'s node and returns its output (see
         :meth:`Context.run_node`)."""
+        from pyadk.workflow._node_run import NodeRun
+
         built = _build(node_like)
         if run_id is None:
             run_id = self._next_run_id(ctx.node_path, built.name)
@@ -91,72 +93,61 @@ class DynamicRuns:
             ctx._output_delegated = True
         path = f"{ctx.node_path}/{built.name}@{run_id}"
         output_for = [path, *(scope.output_for or [ctx.node_path])] if use_as_output else None
+        branch = _branch(ctx, built, run_id, use_sub_branch, override_branch)
+        ic = ctx._invocation_context.model_copy(update={"branch": branch})
         running = self._running.get(path)
         if running is not None:  # the same explicit run id, still running: share its run
             result = await asyncio.shield(running)
-            if result.waiting:
-                ctx._interrupts.update(result.interrupts)
-                raise NodeInterruptedError()
-            return self._deliver(ctx, path, result.output, use_as_output)
-        record = self.records.get(path)
-        resuming, resume_inputs = False, None
-        if record is not None and not record.waiting:  # finished before: not run again
-            return self._deliver(ctx, path, record.output, use_as_output)
-        if record is not None:
-            if not record.answered or (
-                not record.rerun and any(i not in record.answers for i in record.requests)
-            ):
+        else:
+            record = self.records.get(path)
+            if record is not None and not record.waiting:  # finished before: not run again
+                return self._deliver(ctx, record.output, use_as_output)
+            if record is not None and not _goes_on(record):
                 ctx._interrupts.update(record.interrupts)
                 raise NodeInterruptedError()
-            if not record.rerun:  # it asked for input: the answers are its output
-                answers = list(record.answers.values())
-                output = answers[0] if len(answers) == 1 else dict(record.answers)
-                await self._answer(ctx, scope, path, output, output_for)
-                return self._deliver(ctx, path, output, use_as_output)
-            resuming, resume_inputs = True, record.answers
-        from pyadk.workflow._agent_node import AgentNode
-        from pyadk.workflow._node_run import NodeRun
+            if record is not None and not record.rerun:  # the answers are its output
+                output = await self._answer(ic, scope, path, record, output_for)
+                return self._deliver(ctx, output, use_as_output)
+            child = NodeRun(
+                node=built,
+                ic=ic,
+                author=scope.author,
+                path=path,
+                run_id=run_id,
+                node_input=node_input,
+                emit=self.emit,
+                output_for=output_for,
+                resuming=record is not None,
+                resume_inputs=record.answers if record is not None else None,
+                dynamic=self,
+                dynamic_child=True,
+            )
+            result = await self._start(child)
+        if result.waiting:
+            ctx._interrupts.update(result.interrupts)
+            raise NodeInterruptedError()
+        return self._deliver(ctx, result.output if result.has_output else None, use_as_output)
 
-        ic = ctx._invocation_context
-        branch = ic.branch if override_branch is None else (override_branch or None)
-        if use_sub_branch or (override_branch is None and isinstance(built, AgentNode)):
-            label = f"{built.name}@{run_id}"
-            branch = f"{branch}.{label}" if branch else label
-        child = NodeRun(
-            node=built,
-            ic=ic.model_copy(update={"branch": branch}),
-            author=scope.author,
-            path=path,
-            run_id=run_id,
-            node_input=node_input,
-            emit=self.emit,
-            output_for=output_for,
-            resuming=resuming,
-            resume_inputs=resume_inputs,
-            dynamic=self,
-            dynamic_child=True,
-        )
+    async def _start(self, child: NodeRun) -> NodeResult:
+        """Runs ``child`` in a task of its own; its failure as a DynamicNodeFailError."""
+        path, name = child.path, child.node.name
         task = asyncio.create_task(self._run_child(child))
         self._running[path] = task
         try:
-            result = await task
+            return await task
         except DynamicNodeFailError as error:
             raise DynamicNodeFailError(
-                message=f"Dynamic node {built.name} failed",
+                message=f"Dynamic node {name} failed",
                 error=error.error,
                 error_node_path=error.error_node_path,
             ) from error.error
         except Exception as error:
             raise DynamicNodeFailError(
-                message=f"Dynamic node {built.name} failed", error=error, error_node_path=path
+                message=f"Dynamic node {name} failed", error=error, error_node_path=path
             ) from error
         finally:
             if self._running.get(path) is task:
                 del self._running[path]
-        if result.waiting:
-            ctx._interrupts.update(result.interrupts)
-            raise NodeInterruptedError()
-        return self._deliver(ctx, path, result.output if result.has_output else None, use_as_output)
 
     async def _run_child(self, child: NodeRun) -> NodeResult:
         """Runs ``child`` and records how it ended (before its caller reads it)."""
@@ -178,22 +169,24 @@ class DynamicRuns:
             )
         return result
 
-    def _deliver(self, ctx: Context, path: str, output: Any, use_as_output: bool) -> Any:
+    def _deliver(self, ctx: Context, output: Any, use_as_output: bool) -> Any:
         if use_as_output and output is not None:
             ctx._delegated_output = (output,)
         return output
 
     async def _answer(
         self,
-        ctx: Context,
+        ic: InvocationContext,
         scope: DynamicScope,
         path: str,
-        output: Any,
+        record: DynamicRecord,
         output_for: list[str] | None,
-    ) -> None:
-        """Ends a dynamic node that asked for input with the client's answer."""
-        event: Event = node_event(
-            ctx._invocation_context,
+    ) -> Any:
+        """Ends a dynamic node that asked for input with the client's answers."""
+        answers = list(record.answers.values())
+        output = answers[0] if len(answers) == 1 else dict(record.answers)
+        event = node_event(
+            ic,
             author=scope.author,
             path=path,
             actions=EventActions(),
@@ -203,6 +196,7 @@ class DynamicRuns:
         )
         await self.emit(event)
         self.records[path] = DynamicRecord(output=output, has_output=True)
+        return output
 
     async def settle(self, ctx: Context, *, cancel: bool) -> None:
         """Waits for (or, with ``cancel``, cancels) the dynamic nodes still running
@@ -226,6 +220,28 @@ class DynamicRuns:
         """The records of the dynamic nodes run under ``path``."""
         below = path + "/"
         return {p: r for p, r in self.records.items() if p.startswith(below)}
+
+
+def _goes_on(record: DynamicRecord) -> bool:
+    """True when a waiting run goes on in this invocation: the client answered one of
+    its calls (and, for a run whose answers are its output, every request)."""
+    if not record.answered:
+        return False
+    return record.rerun or all(i in record.answers for i in record.requests)
+
+
+def _branch(
+    ctx: Context, built: BaseNode, run_id: str, use_sub_branch: bool, override: str | None
+) -> str | None:
+    """The branch a dynamic node runs in: its caller's (or ``override``), or a
+    sub-branch ``<name>@<run id>`` of it (always for an agent or workflow)."""
+    from pyadk.workflow._agent_node import AgentNode
+
+    base = ctx._invocation_context.branch if override is None else (override or None)
+    if use_sub_branch or (override is None and isinstance(built, AgentNode)):
+        label = f"{built.name}@{run_id}"
+        return f"{base}.{label}" if base else label
+    return base
 
 
 def _under(path: str, caller: str) -> bool:
