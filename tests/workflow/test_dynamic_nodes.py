@@ -637,3 +637,49 @@ async def test_parallel_worker_items_run_dynamic_nodes():
     events = await TestRunner(Workflow(name="wf", edges=[(START, items, each)])).run("go")
     assert outputs(events)[-1] == ("each", [2, 4])
     assert "wf@1/each@1/each@2/double@1" in paths(events)
+
+
+async def test_a_node_asking_for_input_itself_keeps_its_finished_dynamic_nodes_on_resume():
+    ran: list[str] = []
+
+    def fetch(node_input: Any) -> str:
+        ran.append("fetch")
+        return "data"
+
+    @node(rerun_on_resume=True)
+    async def plan(ctx: Context) -> Any:
+        data = await ctx.run_node(fetch)
+        if "ok" not in ctx.resume_inputs:
+            yield RequestInput(interrupt_id="ok", message=f"Use {data}?")
+            return
+        yield f"{data}: {ctx.resume_inputs['ok']}"
+
+    runner = one_node(plan)
+    [request] = requests_for_input(await runner.run("go"))
+    resumed = await runner.run(answer(request, "yes"))
+    assert ran == ["fetch"]  # not run again when plan reruns
+    assert outputs(resumed) == [("plan", "data: yes")]
+
+
+async def test_a_terminal_nodes_delegated_output_is_the_workflows_output():
+    inner_step = node(double, name="inner_step")
+
+    async def plan(ctx: Context, node_input: int) -> int:
+        return await ctx.run_node(inner_step, node_input, use_as_output=True)
+
+    inner = Workflow(name="inner", edges=[(START, plan)])
+
+    def after(node_input: int) -> str:
+        return f"inner gave {node_input}"
+
+    def seven(node_input: Any) -> int:
+        return 7
+
+    events = await TestRunner(Workflow(name="wf", edges=[(START, seven, inner, after)])).run("go")
+    assert outputs(events)[-1] == ("after", "inner gave 14")
+    [event] = [e for e in events if node_output(e) == 14]
+    assert event.custom_metadata["node_info"]["output_for"] == [
+        "wf@1/inner@1/plan@1/inner_step@1",
+        "wf@1/inner@1/plan@1",
+        "wf@1/inner@1",
+    ]

@@ -317,7 +317,11 @@ class GraphRun:
         have one."""
         node = self.graph.nodes[name]
         pending = waiting.interrupts
-        rerun = isinstance(node, AgentNode) or node.rerun_on_resume or bool(waiting.dynamic)
+        rerun = (
+            isinstance(node, AgentNode)
+            or node.rerun_on_resume
+            or any(r.waiting for r in waiting.dynamic.values())  # to reach its dynamic nodes
+        )
         if not rerun and any(i not in waiting.answers for i in waiting.requests):
             self.waiting[name] = waiting  # asked for more than was answered
             return

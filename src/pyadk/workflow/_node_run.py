@@ -159,6 +159,7 @@ class NodeRun:
         if ctx._interrupts:  # a dynamic node waits for the client: so does this node
             result.waiting = result.via_dynamic = True
             result.interrupts.update(ctx._interrupts)
+        if result.waiting:  # kept for its resume: the dynamic nodes it ran
             result.dynamic = runs.records_under(self.path)
         elif ctx._delegated_output is not None and not result.has_output:
             result.output, result.has_output = ctx._delegated_output[0], True
