@@ -21,6 +21,10 @@ and the sequence number. Rules (``docs/ui-events.md`` has the full table):
   ``requested_auth_configs``) gets no ``tool_end``, and a user's answer is a
   ``user_message`` ("Signed in", "Provided a credential": never the credential) with
   its ``credentials``;
+- tool progress (partial events with ``custom_metadata["tool_progress"]``) is
+  ``tool_progress``: a tool's report as ``data``; an event of an AgentTool's sub-agent
+  goes through a nested converter of that call, each of its UI events a ``subEvent``
+  (closed with the nested ``done`` before the call's ``tool_end``);
 - outcome, state, artifact, escalation and code events are ``thinking`` entries (a
   credential in a state change, such as the token an OAuth2 answer was traded for,
   is shown as ``"(credential hidden)"``);
@@ -60,10 +64,12 @@ from pyadk.server.ui_events import (
     ThinkingEvent,
     ThinkingKind,
     ToolEndEvent,
+    ToolProgressEvent,
     ToolStartEvent,
     UiEvent,
     UserMessageEvent,
 )
+from pyadk.tools.tool_progress import TOOL_PROGRESS_KEY
 
 TRANSFER_TOOL = "transfer_to_agent"
 CONSENT_SCHEMES = frozenset({"oauth2", "openIdConnect"})
@@ -153,6 +159,8 @@ class UiEventConverter:
         """Credential request id -> (call id, tool, scheme type) of the call it is for."""
         self._tools: dict[str, str] = {}
         """Call id -> tool, from the run's ``tool_start`` events."""
+        self._nested: dict[str, UiEventConverter] = {}
+        """Call id -> the converter of the AgentTool sub-agent's events of that call."""
         self.done = False
         self._end_reason: Literal["completed", "budget"] = "completed"
 
@@ -183,6 +191,12 @@ class UiEventConverter:
                     )
                 )
             return out
+        if event.partial and event.custom_metadata:
+            progress = event.custom_metadata.get(TOOL_PROGRESS_KEY)
+            if isinstance(progress, dict):
+                self._activate(event.author, event, out)
+                self._progress(event, progress, out)
+                return out
         outcome = event.actions.agent_outcome
         if event.is_outcome_event() and outcome is not None:
             out.append(self._outcome(event, outcome))
@@ -234,6 +248,39 @@ class UiEventConverter:
         data = outcome.model_dump(mode="json", by_alias=True, exclude_none=True)
         text = f"{outcome.agent}: {outcome.describe()}"
         return self._thinking(event, "outcome", text, data, agent=outcome.agent)
+
+    def _progress(self, event: Event, progress: dict[str, Any], out: list[UiEvent]) -> None:
+        call_id = _text(progress.get("function_call_id"))
+        tool = str(progress.get("tool_name") or "")
+        nested = progress.get("agent_event")
+        if not isinstance(nested, dict):
+            data = progress.get("data")
+            out.append(
+                ToolProgressEvent(**self._base(event), call_id=call_id, tool=tool, data=data)
+            )
+            return
+        converter = self._nested.get(call_id or "")
+        if converter is None:
+            converter = UiEventConverter(
+                run_id=f"{self.run_id}/{call_id}",
+                filter_handoff_text=self._filter_enabled,
+                clock=self._clock,
+            )
+            self._nested[call_id or ""] = converter
+        for sub in converter.convert(Event.model_validate(nested)):
+            out.append(
+                ToolProgressEvent(**self._base(event), call_id=call_id, tool=tool, sub_event=sub)
+            )
+
+    def _end_nested(self, event: Event, call_id: str | None, tool: str, out: list[UiEvent]) -> None:
+        """Closes the nested stream of an AgentTool call whose result came."""
+        converter = self._nested.pop(call_id or "", None)
+        if converter is None:
+            return
+        for sub in converter.finish():
+            out.append(
+                ToolProgressEvent(**self._base(event), call_id=call_id, tool=tool, sub_event=sub)
+            )
 
     def _partial(self, event: Event, out: list[UiEvent]) -> None:
         for part in (event.content.parts or []) if event.content else []:
@@ -315,6 +362,8 @@ class UiEventConverter:
             if response.id in waiting:
                 continue  # waits for an answer: the answering turn's result closes it
             result = response.response
+            if self._nested:
+                self._end_nested(event, response.id, response.name or "", out)
             out.append(
                 ToolEndEvent(
                     **self._base(event),

@@ -107,6 +107,22 @@ class ToolEndEvent(_UiBase):
     """True when the result is a dict with an ``error`` key (the tool failed)."""
 
 
+class ToolProgressEvent(_UiBase):
+    """A running tool call's progress; ``callId`` matches its ``tool_start``, and every
+    ``tool_progress`` of a call comes before its ``tool_end``. ``data`` is what the tool
+    reported (``tool_context.report_progress``); ``subEvent`` is a UI event of the
+    sub-agent an ``AgentTool(stream_events=True)`` runs (its text, tool calls, thoughts:
+    the same protocol, nested; its ``agent`` is the sub-agent). Live only: progress is
+    never stored, so session history has none."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    internal: Literal[True] = True
+    call_id: str | None
+    tool: str
+    data: Any = None
+    sub_event: UiEvent | None = None
+
+
 class ApprovalRequiredEvent(_UiBase):
     """A tool call waits for a person's approval (google-adk's ``adk_request_confirmation``
     call): the turn ends here. Answer it in the next turn with a ``functionResponse``
@@ -256,6 +272,7 @@ UiEvent = Annotated[
     | AgentActiveEvent
     | ToolStartEvent
     | ToolEndEvent
+    | ToolProgressEvent
     | ApprovalRequiredEvent
     | AuthRequiredEvent
     | ContentEvent
@@ -267,6 +284,8 @@ UiEvent = Annotated[
 ]
 """Any UI event; parse JSON with :data:`UI_EVENT_ADAPTER`."""
 
+ToolProgressEvent.model_rebuild()  # its sub_event is any UI event
+
 UI_EVENT_ADAPTER: TypeAdapter[UiEvent] = TypeAdapter(UiEvent)
 """``UI_EVENT_ADAPTER.validate_python(data)`` parses one event (camelCase or snake_case)."""
 
@@ -275,6 +294,7 @@ UI_EVENT_TYPES: tuple[str, ...] = (
     "agent_active",
     "tool_start",
     "tool_end",
+    "tool_progress",
     "approval_required",
     "auth_required",
     "content",

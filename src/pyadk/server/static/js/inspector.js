@@ -2,6 +2,7 @@
 // (turn); the State tab lives in state.js.
 
 import {clip, clock, el, pretty, stickToBottom} from "./dom.js";
+import {progressText} from "./thinking.js";
 
 /** Makes the inspector's tab buttons show their panel (the panel's id is data-tab). */
 export function wireTabs() {
@@ -24,6 +25,7 @@ function summary(ev) {
     case "thinking": return `${ev.kind}: ${ev.text}`;
     case "tool_start": return `${ev.tool}(${JSON.stringify(ev.args)})`;
     case "tool_end": return `${ev.tool} → ${JSON.stringify(ev.result)}`;
+    case "tool_progress": return `${ev.tool}: ${progressText(ev)}`;
     case "approval_required": return `${ev.tool}(${JSON.stringify(ev.args)}) needs approval`;
     case "auth_required": return `${ev.tool ?? "a tool call"} needs a credential (${ev.schemeType ?? "?"})`;
     case "content": return ev.delta;

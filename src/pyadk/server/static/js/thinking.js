@@ -13,6 +13,19 @@ const DONE_LABELS = {
   budget: "Turn stopped: budget reached",
 };
 
+/** One line for a tool_progress event: the tool's report, or what its sub-agent did. */
+export function progressText(ev) {
+  const sub = ev.subEvent;
+  if (!sub) return typeof ev.data === "string" ? ev.data : JSON.stringify(ev.data) ?? "";
+  switch (sub.type) {
+    case "tool_start": return `${sub.agent}: called ${sub.tool}`;
+    case "tool_end": return `${sub.agent}: ${sub.tool} returned`;
+    case "final": return `${sub.agent}: ${sub.text}`;
+    case "tool_progress": return `${sub.agent}: ${progressText(sub)}`;
+    default: return "";
+  }
+}
+
 export class ThinkingPanel {
   constructor(root) {
     this.root = root;
@@ -142,6 +155,14 @@ export class ThinkingPanel {
         tool.item.classList.toggle("failed", Boolean(ev.isError) && decision !== false);
         tool.item.classList.toggle("declined", decision === false);
         tool.item.classList.add("ended");
+        break;
+      }
+      case "tool_progress": { // the running call's latest progress, on its pending line
+        const tool = this.tools.get(ev.callId);
+        const line = progressText(ev);
+        if (tool && line && tool.result.classList.contains("pending")) {
+          tool.result.textContent = `running… ${clip(line, 120)}`;
+        }
         break;
       }
       case "error":
