@@ -23,6 +23,7 @@ __all__ = [
     "ToolConfirmation",
     "ToolContext",
     "ToolPredicate",
+    "ToolProgress",
     "exit_loop",
     "get_user_choice",
     "google_search",
@@ -48,6 +49,10 @@ def __getattr__(name: str) -> object:
         from pyadk.tools import gemini_builtin_tools
 
         return getattr(gemini_builtin_tools, name)
+    if name == "ToolProgress":
+        from pyadk.tools.tool_progress import ToolProgress
+
+        return ToolProgress
     if name == "get_user_choice":
         from pyadk.tools.get_user_choice_tool import get_user_choice_tool
 
