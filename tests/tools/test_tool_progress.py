@@ -430,3 +430,42 @@ async def test_a_report_outside_a_run_is_dropped() -> None:
         await tool.run_async(args={}, tool_context=ToolContext(ctx, function_call_id="x")) == "ok"
     )
     assert reports == [False]
+
+
+async def test_progress_of_parallel_branches_carries_their_branch() -> None:
+    from pyadk.agents import ParallelAgent
+
+    async def work(tool_context: ToolContext) -> str:
+        tool_context.report_progress("working")
+        await asyncio.sleep(0)
+        return "ok"
+
+    def branch(name: str) -> LlmAgent:
+        model = ScriptedModel([function_call("work"), "done"])
+        return LlmAgent(name=name, model=model, tools=[FunctionTool(work, streams_progress=True)])
+
+    runner = TestRunner(ParallelAgent(name="fan", sub_agents=[branch("a"), branch("b")]))
+    events = await runner.run("go")
+    tagged = sorted((e.author, e.branch) for e in events if ToolProgress.from_event(e))
+    assert tagged == [("a", "fan.a"), ("b", "fan.b")]
+    assert all(not e.partial for e in (await runner.session()).events)
+
+
+async def test_a_tool_timeout_still_cuts_a_streaming_tool() -> None:
+    async def stuck(tool_context: ToolContext) -> str:
+        tool_context.report_progress("started")
+        await asyncio.sleep(30)
+        return "never"
+
+    model = ScriptedModel([function_call("stuck"), "gave up"])
+    agent = LlmAgent(
+        name="w",
+        model=model,
+        tools=[FunctionTool(stuck, streams_progress=True)],
+        tool_timeout=0.05,
+        on_tool_error_callback=lambda tool, args, tool_context, error: {"error": str(error)},
+    )
+    events = await TestRunner(agent).run("go")
+    assert [p.data for p in progress_of(events)] == ["started"]
+    result = events[-2].get_function_responses()[0].response
+    assert result == {"error": "Tool 'stuck' timed out after 0.05 s."}
