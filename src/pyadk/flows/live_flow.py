@@ -270,8 +270,8 @@ class _LiveSession:
                     async with aclosing(self._events_of(llm_response)) as events:
                         async for event in events:
                             yield event
-            if not received_any:
-                return
+            if not received_any or self.client_closed:
+                return  # the connection ended (or was closed: nothing more is asked for)
             await asyncio.sleep(0)
 
     async def _events_of(self, llm_response: LlmResponse) -> AsyncGenerator[Event, None]:
