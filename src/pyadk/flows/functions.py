@@ -79,7 +79,7 @@ async def stream_function_calls(
     Only for calls of which one streams (see :func:`streams_progress`): the calls run
     as they would otherwise, but the step can pass reports on while they run.
     """
-    from pyadk.tools.tool_progress import _ProgressSink, current_sink
+    from pyadk.tools.tool_progress import ProgressSink, current_sink
 
     names = {
         call.id: call.name
@@ -87,7 +87,7 @@ async def stream_function_calls(
         if call.id and call.name and getattr(tools_dict.get(call.name), "streams_progress", False)
     }
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    sink = _ProgressSink(ctx, names, queue)
+    sink = ProgressSink(ctx, names, queue)
     done = object()
 
     def finished(_: asyncio.Task[Event | None]) -> None:
@@ -96,7 +96,7 @@ async def stream_function_calls(
 
     token = current_sink.set(sink)  # the task (and its calls' tasks) copy the context
     try:
-        task = asyncio.ensure_future(
+        task = asyncio.create_task(
             handle_function_calls_async(ctx, call_event, tools_dict, confirmations)
         )
     finally:

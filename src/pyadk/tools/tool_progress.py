@@ -3,7 +3,7 @@
 A tool whose ``streams_progress`` is true (``FunctionTool(func, streams_progress=True)``,
 ``AgentTool(agent, stream_events=True)``) may call ``tool_context.report_progress(data)``.
 While a model response's calls run, :func:`pyadk.flows.functions.stream_function_calls`
-holds a :class:`_ProgressSink` for them; each report becomes a partial event (never
+holds a :class:`ProgressSink` for them; each report becomes a partial event (never
 stored, never shown to a model) that ``Runner.run_async`` yields at once. The event's
 ``custom_metadata[TOOL_PROGRESS_KEY]`` holds the call's ``function_call_id``, its
 ``tool_name`` and either ``data`` (a report) or ``agent_event`` (an event of an
@@ -57,9 +57,10 @@ class ToolProgress:
         )
 
 
-class _ProgressSink:
+class ProgressSink:
     """Where the reports of one model response's streaming calls go: a queue the flow
-    reads while the calls run (see :func:`pyadk.flows.functions.stream_function_calls`)."""
+    reads while the calls run (internal: made by
+    :func:`pyadk.flows.functions.stream_function_calls`)."""
 
     __slots__ = ("author", "branch", "closed", "ctx", "loop", "names", "queue")
 
@@ -100,11 +101,11 @@ class _ProgressSink:
             self.queue.put_nowait(event)
 
 
-current_sink: ContextVar[_ProgressSink | None] = ContextVar("pyadk_tool_progress", default=None)
+current_sink: ContextVar[ProgressSink | None] = ContextVar("pyadk_tool_progress", default=None)
 """The sink of the calls running in this context (set only while streaming calls run)."""
 
 
-def _target(tool_context: ToolContext) -> tuple[_ProgressSink, str, str] | None:
+def _target(tool_context: ToolContext) -> tuple[ProgressSink, str, str] | None:
     """The sink, call id and tool name a report of ``tool_context`` goes to; None when
     the call does not stream (its tool does not, or it runs outside a streaming step)."""
     sink = current_sink.get()
