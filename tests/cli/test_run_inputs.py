@@ -144,3 +144,27 @@ def test_a_replay_stops_at_an_input_request(run_cli, write_agent, tmp_path):
     assert PROMPT not in result.stdout
     assert "and another" not in result.stdout
     assert "query 'book' ended waiting for input for booking" in result.stderr
+
+
+def test_an_answer_that_does_not_fit_is_reported_and_asked_again(run_cli, write_agent):
+    write_agent("booking", BOOKING)
+
+    result = run_cli("run", "booking", input="book\nthree\n3\nyes\nexit\n")
+
+    assert result.returncode == 0, result.stderr
+    reason = (
+        "The answer 'three' does not fit the requested input ({'type': 'integer'}): Input "
+        "should be a valid integer, unable to parse string as an integer"
+    )
+    assert after(result.stdout, "[user]: three") == [
+        "[user]: three",
+        f"[booking] outcome failure: {reason}",
+        f"error: InputAnswerError: {reason}",
+        PROMPT,  # asked again: the workflow still waits
+        "[user]: 3",
+        "[booking] ⇒ seats output 3",
+        "[booking] input: Book 3 seats?",
+        PROMPT,
+        "[user]: yes",
+        "[booking]: 3 seats booked",
+    ]

@@ -417,6 +417,13 @@ async def test_an_answer_that_does_not_fit_the_schema_fails_clearly():
     with pytest.raises(WorkflowDataError, match="does not fit"):
         await runner.run(answer_input(request, {"result": "old"}))
 
+    # The run still waits: the same request can be answered again, and the node runs
+    # on with the answer that fits (a refused answer is not an answer given).
+    resumed = await runner.run(answer_input(request, {"result": "42"}))
+    assert outputs(resumed) == [("age", 42)]
+    again = await runner.run(answer_input(request, {"result": "43"}))  # sent once more
+    assert outputs(again) == []
+
 
 async def test_a_request_for_input_inside_a_sequence_pauses_it():
     said: list[str] = []

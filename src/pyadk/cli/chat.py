@@ -45,6 +45,7 @@ from pyadk.runners import Runner
 from pyadk.sessions.base_session_service import BaseSessionService
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
+from pyadk.workflow._errors import InputAnswerError
 
 EXIT_WORDS = frozenset({"exit", "quit"})
 """Inputs that end an interactive chat (end of input does too)."""
@@ -146,7 +147,7 @@ class Chat:
                     self.renderer.event(event)
                     if not event.partial:
                         requests += client_requests(event, self.renderer.tools)
-        except (ToolAuthError, ToolConfirmationError) as error:  # a refused answer
+        except (ToolAuthError, ToolConfirmationError, InputAnswerError) as error:  # refused
             self.renderer.error(f"{type(error).__name__}: {error}")
             return False, [], True
         except Exception as error:

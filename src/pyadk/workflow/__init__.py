@@ -10,6 +10,7 @@ from pyadk.workflow._context import Context, RouteValue
 from pyadk.workflow._errors import (
     DynamicNodeFailError,
     GraphValidationError,
+    InputAnswerError,
     NodeTimeoutError,
     WorkflowConfigurationError,
     WorkflowDataError,
@@ -37,6 +38,7 @@ __all__ = [
     "FunctionNode",
     "Graph",
     "GraphValidationError",
+    "InputAnswerError",
     "JoinNode",
     "Node",
     "NodeTimeoutError",

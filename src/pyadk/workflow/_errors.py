@@ -20,6 +20,11 @@ class WorkflowDataError(ValueError):
     state value for a function parameter)."""
 
 
+class InputAnswerError(WorkflowDataError):
+    """A client's answer to a ``RequestInput`` does not fit the input it asked for.
+    Nothing ran: the workflow still waits, and the request can be answered again."""
+
+
 class NodeTimeoutError(Exception):
     """A node ran longer than its ``timeout``.
 

@@ -160,10 +160,12 @@ def pause_event(ic: InvocationContext, *, author: str, path: str, state: PauseSt
     )
 
 
-def paused_runs(events: list[Event], *, author: str, path: str) -> list[PauseState]:
-    """The pause records of the run at ``path`` of workflow ``author``, latest first."""
+def paused_runs(events: list[Event], *, author: str, path: str) -> list[tuple[int, PauseState]]:
+    """The pause records of the run at ``path`` of workflow ``author``, latest first,
+    each with the index of its event in ``events``."""
     found = []
-    for event in reversed(events):
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
         metadata = event.custom_metadata
         if (
             metadata is not None
@@ -171,7 +173,7 @@ def paused_runs(events: list[Event], *, author: str, path: str) -> list[PauseSta
             and event.author == author
             and node_path(event) == path
         ):
-            found.append(PauseState.from_json(metadata[PAUSED]))
+            found.append((index, PauseState.from_json(metadata[PAUSED])))
     return found
 
 

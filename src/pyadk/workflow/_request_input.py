@@ -12,7 +12,7 @@ from pyadk import types
 from pyadk.events.client_requests import REQUEST_INPUT_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 from pyadk.utils.ids import new_uuid4
-from pyadk.workflow._errors import WorkflowDataError
+from pyadk.workflow._errors import InputAnswerError
 from pyadk.workflow._node_events import NODE_INFO
 
 if TYPE_CHECKING:
@@ -97,6 +97,7 @@ def answer_value(response: Any, schema: dict[str, Any] | None) -> Any:
     try:
         return TypeAdapter(target).validate_python(value)
     except ValidationError as error:
-        raise WorkflowDataError(
-            f"The answer {value!r} does not fit the requested input ({schema}): {error}"
+        reason = "; ".join(str(e["msg"]) for e in error.errors(include_url=False))
+        raise InputAnswerError(
+            f"The answer {value!r} does not fit the requested input ({schema}): {reason}"
         ) from error

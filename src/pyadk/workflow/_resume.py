@@ -39,6 +39,13 @@ class Resume:
     def selects_any(self) -> bool:
         return any(self.selects(name, w) for name, w in self.state.waiting.items())
 
+    def check_answers(self) -> None:
+        """Reads the answers of the nodes that go on against their requests' schemas;
+        raises WorkflowDataError for one that does not fit (before anything runs)."""
+        for name, waiting in self.state.waiting.items():
+            if self.selects(name, waiting):
+                waiting.with_answers(self.answers)
+
 
 def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume | None:
     """The paused run of ``workflow`` at ``path`` this invocation goes on with (None:
@@ -52,17 +59,19 @@ def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume
     if graph is None or (not held and not answers):
         return None
     targets.discard(workflow.name)  # reached: its own resume ends here
-    stale = _answered_before(ctx, answers)
-    fresh = {i: v for i, v in answers.items() if i not in stale}
     records = paused_runs(ctx.session.events, author=workflow.name, path=path)
-    for state in records:  # latest first: the run waiting on an answered call
+    for index, state in records:  # latest first: the run waiting on an answered call
         waited = {i for w in state.waiting.values() for i in w.interrupts}
+        stale = _answered_before(ctx, answers, since=index)
+        fresh = {i: v for i, v in answers.items() if i not in stale}
         if waited & fresh.keys():
             return Resume(state, graph, fresh, set(targets))
         if waited & stale:  # sent again: that run went on when it first came
             return Resume(PauseState(), graph, {})
+    stale = _answered_before(ctx, answers, since=-1)
+    fresh = {i: v for i, v in answers.items() if i not in stale}
     if held and records and (fresh or not answers):
-        resume = Resume(records[0], graph, fresh, set(targets))
+        resume = Resume(records[0][1], graph, fresh, set(targets))
         if resume.selects_any():
             return resume
     if held:
@@ -73,13 +82,16 @@ def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume
     return None
 
 
-def _answered_before(ctx: InvocationContext, answers: dict[str, Any]) -> set[str]:
-    """Those of ``answers`` that a message of an earlier invocation answered already."""
+def _answered_before(ctx: InvocationContext, answers: dict[str, Any], *, since: int) -> set[str]:
+    """Those of ``answers`` that a message of an earlier invocation answered already,
+    after the session's event ``since`` (a pause record: an answer the run refused
+    is followed by a new record of the same pause, so it does not count)."""
     if not answers:
         return set()
+    events = ctx.session.events
     return {
         response.id
-        for event in ctx.session.events
+        for event in events[since + 1 :]
         if event.author == "user" and event.invocation_id != ctx.invocation_id
         for response in event.get_function_responses()
         if response.id in answers

@@ -15,11 +15,12 @@ from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.pause import holds_resume_target, mark_waiting
 from pyadk.events.event import Event
 from pyadk.workflow._agent_node import AgentNode
-from pyadk.workflow._errors import WorkflowConfigurationError
+from pyadk.workflow._errors import InputAnswerError, WorkflowConfigurationError
 from pyadk.workflow._graph import Graph
 from pyadk.workflow._graph_parser import parse_edges
 from pyadk.workflow._graph_run import GraphRun
 from pyadk.workflow._graph_validation import build_graph
+from pyadk.workflow._pause_state import pause_event
 from pyadk.workflow._resume import find_resume
 
 
@@ -120,6 +121,14 @@ class Workflow(BaseAgent):
         if graph is None:
             return
         resume = find_resume(self, ctx, path)
+        if resume is not None:
+            try:
+                resume.check_answers()
+            except InputAnswerError:
+                # The run stays paused: recorded again after the refused answer, so
+                # that the client can answer once more.
+                yield pause_event(ctx, author=self.name, path=path, state=resume.state)
+                raise
         run = GraphRun(
             name=self.name,
             path=path,
