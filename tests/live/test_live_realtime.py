@@ -187,3 +187,34 @@ async def test_the_queue_hands_requests_over_in_order_and_remembers_close() -> N
     assert got[2].activity_start == types.ActivityStart()
     assert got[3].activity_end == types.ActivityEnd()
     assert got[4].close
+
+
+async def test_transcribed_speech_is_part_of_the_next_connection_history() -> None:
+    said = types.Transcription(text="Call me Ada.", finished=True)
+    answered = types.Transcription(text="Hello Ada.", finished=True)
+    model = ScriptedLiveModel(
+        [
+            [
+                LlmResponse(input_transcription=said),
+                LlmResponse(output_transcription=answered),
+                LlmResponse(turn_complete=True),
+            ]
+        ],
+        reply_to_realtime=True,
+    )
+    live = await make_harness(LlmAgent(name="assistant", model=model))
+    first = LiveRequestQueue()
+    first.send_realtime(types.Blob(mime_type=PCM, data=b"speech"))
+    await live.run(first, close_after_turns=1)
+
+    second = LiveRequestQueue()
+    second.close()
+    await live.run(second)
+
+    history = model.connections[1].history or []
+    assert [(c.role, c.parts[0].text) for c in history] == [
+        ("user", "Call me Ada."),
+        ("model", "Hello Ada."),
+    ]
+    # Stored as google-adk stores them: transcriptions, without content.
+    assert all(e.content is None for e in await live.stored())

@@ -211,3 +211,59 @@ def _user_event(text: str):
     from pyadk.events.event import Event
 
     return Event(author="user", content=user(text))
+
+
+async def test_a_live_run_on_a_sqlite_session_store_keeps_every_event(tmp_path) -> None:
+    from pyadk.runners import Runner
+    from pyadk.sessions import SqliteSessionService
+
+    def note(text: str) -> str:
+        """Takes a note."""
+        return "saved"
+
+    from pyadk.testing import function_call
+
+    model = ScriptedLiveModel([Stream(["O", "k"]), function_call("note", {"text": "x"}), "Done."])
+    path = tmp_path / "live.db"
+    service = SqliteSessionService(str(path))
+    runner = Runner(
+        app_name="live_app",
+        agent=LlmAgent(name="assistant", model=model, tools=[note]),
+        session_service=service,
+    )
+    session = await service.create_session(app_name="live_app", user_id="u")
+    queue = LiveRequestQueue()
+    queue.send_content(user("one"))
+    turns = 0
+    async for event in runner.run_live(
+        user_id="u", session_id=session.id, live_request_queue=queue, run_config=TEXT
+    ):
+        if event.turn_complete:
+            turns += 1
+            if turns == 1:
+                queue.send_content(user("note x"))
+            if turns == 3:
+                queue.close()
+    await service.close()
+
+    reopened = SqliteSessionService(str(path))
+    stored = await reopened.get_session(app_name="live_app", user_id="u", session_id=session.id)
+    await reopened.close()
+    assert stored is not None
+    summary = [
+        e.text
+        or ("call" if e.get_function_calls() else "result" if e.get_function_responses() else "")
+        or ("turn_complete" if e.turn_complete else "?")
+        for e in stored.events
+    ]
+    assert summary == [
+        "one",
+        "Ok",
+        "turn_complete",
+        "note x",
+        "call",
+        "result",
+        "turn_complete",
+        "Done.",
+        "turn_complete",
+    ]

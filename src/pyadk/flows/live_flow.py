@@ -71,6 +71,7 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
             yield event
     if ctx.end_invocation:
         return
+    _add_transcriptions_to_history(ctx, agent, llm_request)
     if agent.output_schema is not None:
         logger.warning(
             "Agent %r sets output_schema, which live mode ignores (a live session has no "
@@ -383,6 +384,43 @@ def _has_function_responses(content: types.Content) -> bool:
 def _only_function_responses(content: types.Content) -> bool:
     parts = content.parts or []
     return bool(parts) and all(part.function_response for part in parts)
+
+
+def _add_transcriptions_to_history(
+    ctx: InvocationContext, agent: LlmAgent, llm_request: LlmRequest
+) -> None:
+    """Rebuilds the request's history with the session's finished transcriptions as
+    text turns (what was said in audio: the user's as user turns, an agent's as its
+    own), as google-adk does; nothing to do in sessions without transcriptions."""
+    events = ctx.session.events
+    if not any(_transcribed(event) for event in events):
+        return
+    from pyadk.flows.processors.contents import build_contents
+
+    converted = [_as_transcribed_turn(event) if _transcribed(event) else event for event in events]
+    llm_request.contents = build_contents(
+        converted,
+        agent_name=agent.name,
+        branch=ctx.branch,
+        current_turn_only=agent.include_contents == "none",
+    )
+
+
+def _transcribed(event: Event) -> bool:
+    if event.content is not None:
+        return False
+    said = event.input_transcription or event.output_transcription
+    return said is not None and bool(said.text)
+
+
+def _as_transcribed_turn(event: Event) -> Event:
+    heard = event.input_transcription
+    said = heard or event.output_transcription
+    assert said is not None and said.text
+    content = types.Content(role="user" if heard else "model", parts=[types.Part(text=said.text)])
+    return event.model_copy(
+        update={"content": content, "input_transcription": None, "output_transcription": None}
+    )
 
 
 def _in_live_sequence(agent: LlmAgent) -> bool:
