@@ -279,3 +279,12 @@ async def test_state_still_flows_back_and_the_option_keeps_adk_arguments() -> No
     assert (await runner.state())["seen"] == "yes"
     assert len(progress_of(events)) == 3
     assert events[-1].is_final_response()  # skip_summarization: the result ends the turn
+
+
+async def test_stream_events_can_be_switched_on_after_construction() -> None:
+    tool = AgentTool(researcher())
+    tool.stream_events = True
+    assert tool.streams_progress is True
+    outer = ScriptedModel([function_call("researcher", {"request": "Oslo?"}), "ok"])
+    events = await TestRunner(LlmAgent(name="boss", model=outer, tools=[tool])).run("go")
+    assert len(progress_of(events)) == 3

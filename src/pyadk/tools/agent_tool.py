@@ -46,13 +46,20 @@ class AgentTool(BaseTool):
     def __init__(
         self, agent: BaseAgent, skip_summarization: bool = False, *, stream_events: bool = False
     ) -> None:
-        super().__init__(
-            name=agent.name, description=agent.description, streams_progress=stream_events
-        )
-        self.agent = agent
-        self.skip_summarization = skip_summarization
         self.stream_events = stream_events
         """Forward the agent's events to the caller's run as progress events."""
+        super().__init__(name=agent.name, description=agent.description)
+        self.agent = agent
+        self.skip_summarization = skip_summarization
+
+    @property
+    def streams_progress(self) -> bool:
+        """True with ``stream_events``: the calls run so that the events pass on."""
+        return self.stream_events
+
+    @streams_progress.setter
+    def streams_progress(self, value: bool) -> None:
+        self.stream_events = value
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         input_schema = _input_schema(self.agent)
