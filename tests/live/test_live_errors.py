@@ -10,7 +10,7 @@ from live_support import TEXT, make_harness, user
 from pyadk import types
 from pyadk.agents import InvocationContext, LiveRequestQueue, LlmAgent, RunConfig
 from pyadk.sessions import SessionBusyError, SessionNotFoundError
-from pyadk.testing import ScriptedLiveModel, ScriptedModel, ScriptExhaustedError
+from pyadk.testing import ScriptedLiveModel, ScriptedModel, ScriptExhaustedError, Stream
 
 
 async def test_a_model_connection_that_fails_ends_the_run_with_its_error() -> None:
@@ -165,3 +165,33 @@ async def test_an_agent_run_live_without_a_queue_is_refused() -> None:
     with pytest.raises(ValueError, match="cannot run live without a LiveRequestQueue"):
         async for _ in agent.run_live(ctx):
             pass
+
+
+async def test_a_caller_that_stops_reading_ends_the_run_and_frees_the_session() -> None:
+    from contextlib import aclosing
+
+    model = ScriptedLiveModel([Stream(["a", "b", "c"])])
+    live = await make_harness(LlmAgent(name="assistant", model=model))
+    queue = LiveRequestQueue()
+    queue.send_content(user("hi"))
+
+    async with aclosing(
+        live.runner.run_live(
+            user_id="u", session_id=live.session_id, live_request_queue=queue, run_config=TEXT
+        )
+    ) as events:
+        async for event in events:
+            assert event.partial
+            break  # the caller goes away mid-turn
+
+    assert model.connections[0].closed
+    agent = live.runner.agent
+    assert isinstance(agent, LlmAgent)
+    agent.model = ScriptedModel(["Back."])
+    replies = [
+        e
+        async for e in live.runner.run_async(
+            user_id="u", session_id=live.session_id, new_message=user("again")
+        )
+    ]
+    assert replies[-1].text == "Back."

@@ -218,3 +218,17 @@ async def test_transcribed_speech_is_part_of_the_next_connection_history() -> No
     ]
     # Stored as google-adk stores them: transcriptions, without content.
     assert all(e.content is None for e in await live.stored())
+
+
+async def test_the_queue_accepts_google_genai_content_and_blobs() -> None:
+    genai_types = __import__("pytest").importorskip("google.genai.types")
+    model = ScriptedLiveModel(["Heard both."])
+    live = await make_harness(LlmAgent(name="assistant", model=model))
+    queue = LiveRequestQueue()
+    queue.send_realtime(genai_types.Blob(mime_type=PCM, data=b"\x01"))
+    queue.send_content(genai_types.Content(role="user", parts=[genai_types.Part(text="hi")]))
+
+    events = await live.run(queue, close_after_turns=1)
+
+    assert texts(events) == ["Heard both."]
+    assert model.connections[0].sent == [types.Blob(mime_type=PCM, data=b"\x01"), user("hi")]
