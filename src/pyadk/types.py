@@ -38,6 +38,7 @@ __all__ = [
     "FunctionResponse",
     "GenerateContentConfig",
     "GenerateContentResponseUsageMetadata",
+    "HistoryConfig",
     "Language",
     "LiveClientRealtimeInput",
     "LiveConnectConfig",
@@ -58,6 +59,7 @@ __all__ = [
     "ToolCodeExecution",
     "ToolConfig",
     "Transcription",
+    "TranslationConfig",
     "TurnCoverage",
     "Type",
     "UsageMetadata",
@@ -599,6 +601,19 @@ class ProactivityConfig(_Base):
     proactive_audio: bool | None = None
 
 
+class HistoryConfig(_Base):
+    """How a live session's initial history is exchanged."""
+
+    initial_history_in_client_content: bool | None = None
+
+
+class TranslationConfig(_Base):
+    """Real-time speech-to-speech translation (translation models only)."""
+
+    target_language_code: str | None = None
+    echo_target_language: bool | None = None
+
+
 class LiveConnectConfig(_Base):
     """The configuration a live model connection is opened with."""
 
@@ -620,6 +635,8 @@ class LiveConnectConfig(_Base):
     context_window_compression: ContextWindowCompressionConfig | None = None
     proactivity: ProactivityConfig | None = None
     explicit_vad_signal: bool | None = None
+    history_config: HistoryConfig | None = None
+    translation_config: TranslationConfig | None = None
 
 
 class LiveClientRealtimeInput(_Base):

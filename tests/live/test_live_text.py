@@ -267,3 +267,23 @@ async def test_a_live_run_on_a_sqlite_session_store_keeps_every_event(tmp_path) 
         "Done.",
         "turn_complete",
     ]
+
+
+async def test_history_and_translation_settings_reach_the_connection() -> None:
+    model = ScriptedLiveModel()
+    live = await make_harness(LlmAgent(name="assistant", model=model))
+    queue = LiveRequestQueue()
+    queue.close()
+    config = RunConfig(
+        response_modalities=["AUDIO"],
+        history_config=types.HistoryConfig(initial_history_in_client_content=True),
+        translation_config=types.TranslationConfig(target_language_code="fr-FR"),
+        session_resumption=types.SessionResumptionConfig(handle="h-1"),
+    )
+
+    await live.run(queue, run_config=config)
+
+    live_config = model.requests[0].live_connect_config
+    assert live_config.history_config == types.HistoryConfig(initial_history_in_client_content=True)
+    assert live_config.translation_config == types.TranslationConfig(target_language_code="fr-FR")
+    assert live_config.session_resumption == types.SessionResumptionConfig(handle="h-1")

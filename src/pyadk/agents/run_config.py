@@ -73,6 +73,10 @@ class RunConfig(BaseModel):
     """Resumption of a live session (passed to the model connection)."""
     context_window_compression: types.ContextWindowCompressionConfig | None = None
     """Compresses a long live session's context."""
+    history_config: types.HistoryConfig | None = None
+    """How the live session's initial history is exchanged."""
+    translation_config: types.TranslationConfig | None = None
+    """Real-time speech translation (translation models only)."""
     save_live_blob: bool = False
     """google-adk saves live audio/video to artifacts with this; pyadk does not support
     it yet (``run_live`` refuses it)."""

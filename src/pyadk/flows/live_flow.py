@@ -460,6 +460,8 @@ def _set_live_connect_config(llm_request: LlmRequest, ctx: InvocationContext) ->
     live.proactivity = run.proactivity
     live.session_resumption = run.session_resumption
     live.context_window_compression = run.context_window_compression
+    live.history_config = run.history_config
+    live.translation_config = run.translation_config
     live.system_instruction = config.system_instruction
     live.tools = config.tools
     live.temperature = config.temperature
