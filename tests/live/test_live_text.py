@@ -287,3 +287,12 @@ async def test_history_and_translation_settings_reach_the_connection() -> None:
     assert live_config.history_config == types.HistoryConfig(initial_history_in_client_content=True)
     assert live_config.translation_config == types.TranslationConfig(target_language_code="fr-FR")
     assert live_config.session_resumption == types.SessionResumptionConfig(handle="h-1")
+
+
+async def test_only_live_requests_carry_a_live_connect_config() -> None:
+    # Built for live runs only: an ordinary model step does not pay for one.
+    from pyadk.testing import ScriptedModel, TestRunner
+
+    model = ScriptedModel(["hi"])
+    await TestRunner(LlmAgent(name="assistant", model=model)).run("hello")
+    assert model.requests[0].live_connect_config is None

@@ -65,7 +65,7 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
         )
     if queue._ended:
         return  # the client closed the run before this agent's turn
-    llm_request = construct(LlmRequest)
+    llm_request = construct(LlmRequest, live_connect_config=types.LiveConnectConfig())
     async with aclosing(flow._preprocess_async(ctx, llm_request)) as events:
         async for event in events:
             yield event
@@ -448,6 +448,8 @@ def task_completed() -> str:
 def _set_live_connect_config(llm_request: LlmRequest, ctx: InvocationContext) -> None:
     """Fills the request's live connect config from the run config and the request."""
     live = llm_request.live_connect_config
+    if live is None:  # a callback dropped it
+        live = llm_request.live_connect_config = types.LiveConnectConfig()
     run = ctx.run_config
     config = llm_request.config
     live.response_modalities = run.response_modalities

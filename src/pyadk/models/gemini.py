@@ -134,7 +134,7 @@ class Gemini(BaseLlm):
         from pyadk.models.gemini_llm_connection import GeminiLlmConnection
 
         model = llm_request.model or self.model
-        config = _to_genai_live_config(llm_request.live_connect_config)
+        config = _to_genai_live_config(llm_request.live_connect_config or types.LiveConnectConfig())
         async with AsyncExitStack() as stack:
             try:
                 session = await stack.enter_async_context(

@@ -22,8 +22,9 @@ class LlmRequest(BaseModel):
     model: str | None = None
     contents: list[types.Content] = Field(default_factory=list)
     config: types.GenerateContentConfig = Field(default_factory=types.GenerateContentConfig)
-    live_connect_config: types.LiveConnectConfig = Field(default_factory=types.LiveConnectConfig)
-    """Live mode: how the model connection is opened (see ``BaseLlm.connect``)."""
+    live_connect_config: types.LiveConnectConfig | None = None
+    """Live mode: how the model connection is opened (see ``BaseLlm.connect``); set on
+    the requests of live runs (before their processors and callbacks), None otherwise."""
     tools_dict: dict[str, Any] = Field(default_factory=dict, exclude=True)
     output_schema: Any | None = Field(default=None, exclude=True)
 
