@@ -11,7 +11,7 @@ from pyadk.agents.parallel_agent import ParallelAgent
 from pyadk.agents.readonly_context import ReadonlyContext
 from pyadk.agents.retry_policy import RetryPolicy
 from pyadk.agents.router_agent import RouterAgent
-from pyadk.agents.run_config import RunConfig, StreamingMode
+from pyadk.agents.run_config import RunConfig, StreamingMode, ToolThreadPoolConfig
 from pyadk.agents.sequential_agent import SequentialAgent
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "RunConfig",
     "SequentialAgent",
     "StreamingMode",
+    "ToolThreadPoolConfig",
 ]
 
 

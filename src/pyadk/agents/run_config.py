@@ -23,6 +23,20 @@ class StreamingMode(enum.Enum):
     BIDI = "bidi"
 
 
+class ToolThreadPoolConfig(BaseModel):
+    """Runs synchronous tool functions (and synchronous function nodes of graph
+    workflows) on a thread pool of ``max_workers`` threads, so that a blocking call
+    never holds up the event loop (``RunConfig.tool_thread_pool_config``).
+
+    A call cut off by a timeout or a cancellation keeps its thread until it returns:
+    Python threads cannot be stopped."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    max_workers: int = Field(default=4, ge=1)
+    """Threads of the pool."""
+
+
 class RunConfig(BaseModel):
     """Settings for one ``Runner.run_async`` call."""
 
@@ -45,6 +59,10 @@ class RunConfig(BaseModel):
     successful run yields the same events as google-adk), or every run. Outcomes of
     the current invocation are always readable with ``ctx.outcome_of(name)``. A success
     that replaces an earlier, different stored outcome of the agent is recorded too."""
+    tool_thread_pool_config: ToolThreadPoolConfig | None = None
+    """Runs synchronous tool functions on a thread pool instead of the event loop
+    (None: a sync tool runs on the loop, or in a worker thread when several calls run
+    at once)."""
     support_cfc: bool = False
     custom_metadata: dict[str, Any] | None = None
 

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 from pyadk import types
 from pyadk.tools.base_tool import BaseTool, RequireConfirmation
 from pyadk.tools.function_declarations import build_function_declaration, validate_arguments
+from pyadk.utils.tool_thread_pool import run_in_tool_pool
 
 if TYPE_CHECKING:
+    from pyadk.agents.run_config import ToolThreadPoolConfig
     from pyadk.tools.tool_context import ToolContext
 
 _IGNORED = ("tool_context", "input_stream")
@@ -24,8 +26,10 @@ class FunctionTool(BaseTool):
     (pydantic models included); invalid or missing ones come back to the model as an
     ``{"error": ...}`` result instead of raising. A parameter named ``tool_context``
     receives the :class:`ToolContext`. When several calls run at once, sync functions
-    run in worker threads so they do not block each other. ``require_confirmation``
-    (True, or a predicate over the arguments) makes calls wait for a person's approval.
+    run in worker threads so they do not block each other; with
+    ``RunConfig.tool_thread_pool_config`` every sync call runs on that pool.
+    ``require_confirmation`` (True, or a predicate over the arguments) makes calls wait
+    for a person's approval.
     ``idempotent=True`` lets a call cut off by a crash run again on resume.
     ``streams_progress=True`` lets the function report progress while it runs
     (``tool_context.report_progress``); a sync one then runs in a worker thread, so
@@ -98,10 +102,20 @@ class FunctionTool(BaseTool):
         kwargs.update(hidden)
         if self._is_async:
             return await self.func(**kwargs)
-        if getattr(tool_context, "concurrent", False) or self.streams_progress:
+        pool = _pool_config(tool_context)
+        if pool is not None:
+            result = await run_in_tool_pool(pool, self.func, **kwargs)
+        elif getattr(tool_context, "concurrent", False) or self.streams_progress:
             result = await asyncio.to_thread(self.func, **kwargs)
         else:
             result = self.func(**kwargs)
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def _pool_config(tool_context: ToolContext | None) -> ToolThreadPoolConfig | None:
+    """The run's ``tool_thread_pool_config`` (None without a tool context)."""
+    if tool_context is None:
+        return None
+    return tool_context._invocation_context.run_config.tool_thread_pool_config

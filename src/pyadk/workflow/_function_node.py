@@ -8,6 +8,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, PrivateAttr
 
+from pyadk.utils.tool_thread_pool import run_in_tool_pool
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._coercion import Coercer
 from pyadk.workflow._context import Context
@@ -97,7 +98,11 @@ class FunctionNode(BaseNode):
             for item in func(**kwargs):
                 yield _as_output(item)
         else:
-            result = func(**kwargs)
+            pool = ctx._invocation_context.run_config.tool_thread_pool_config
+            if pool is not None and not inspect.iscoroutinefunction(func):
+                result = await run_in_tool_pool(pool, func, **kwargs)
+            else:
+                result = func(**kwargs)
             if inspect.isawaitable(result):
                 result = await result
             yield _as_output(result)
