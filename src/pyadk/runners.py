@@ -207,17 +207,7 @@ class Runner:
         )
         session, lease = await self._start_turn(user_id, session_id, invocation_id, first_event)
         try:
-            ctx = InvocationContext(
-                session_service=self.session_service,
-                artifact_service=self.artifact_service,
-                memory_service=self.memory_service,
-                credential_service=self.credential_service,
-                plugin_manager=plugins,
-                invocation_id=invocation_id,
-                agent=self.agent,
-                session=session,
-                run_config=config,
-            )
+            ctx = self._new_context(invocation_id, session, config, plugins)
             if self._compacts_in_turn:
                 ctx._counters.compacting_app = self._app
             if message is not None:
@@ -268,6 +258,26 @@ class Runner:
         else:
             await lease.__aexit__(None, None, None)
 
+    def _new_context(
+        self,
+        invocation_id: str,
+        session: Session,
+        run_config: RunConfig,
+        plugins: PluginManager | None,
+    ) -> InvocationContext:
+        """The context of an invocation of the root agent on ``session``."""
+        return InvocationContext(
+            session_service=self.session_service,
+            artifact_service=self.artifact_service,
+            memory_service=self.memory_service,
+            credential_service=self.credential_service,
+            plugin_manager=plugins,
+            invocation_id=invocation_id,
+            agent=self.agent,
+            session=session,
+            run_config=run_config,
+        )
+
     async def run_live(
         self,
         *,
@@ -313,18 +323,9 @@ class Runner:
         invocation_id = new_invocation_context_id()
         stored, lease = await self._start_turn(user_id, session_id, invocation_id)
         try:
-            ctx = InvocationContext(
-                session_service=self.session_service,
-                artifact_service=self.artifact_service,
-                memory_service=self.memory_service,
-                credential_service=self.credential_service,
-                plugin_manager=self.plugin_manager if self.plugin_manager.plugins else None,
-                invocation_id=invocation_id,
-                agent=self.agent,
-                session=stored,
-                run_config=config,
-                live_request_queue=live_request_queue,
-            )
+            plugins = self.plugin_manager if self.plugin_manager.plugins else None
+            ctx = self._new_context(invocation_id, stored, config, plugins)
+            ctx.live_request_queue = live_request_queue
             ctx._counters.live_append_lock = asyncio.Lock()
             ctx.agent = self._find_agent_to_run(stored, self.agent)
             if self.agent.sub_agents and (
