@@ -40,8 +40,8 @@ class GeminiLlmConnection(BaseLlmConnection):
         self._closed = False
         self._text = ""
         self._thought = False
-        self._heard = ""  # input transcription of the turn so far
-        self._said = ""  # output transcription of the turn so far
+        self._heard = _TranscriptBuffer(of_input=True)
+        self._said = _TranscriptBuffer(of_input=False)
 
     async def send_history(self, history: list[types.Content]) -> None:
         contents = [c for c in (_without_media(c) for c in history) if c is not None]
@@ -175,34 +175,12 @@ class GeminiLlmConnection(BaseLlmConnection):
         return out
 
     def _transcriptions(self, content: Any) -> list[LlmResponse]:
-        out: list[LlmResponse] = []
-        heard = content.input_transcription
-        if heard is not None:
-            if heard.text:
-                self._heard += heard.text
-                out.append(_transcript(heard.text, of_input=True, finished=False))
-            if heard.finished:
-                out.append(_transcript(self._heard, of_input=True, finished=True))
-                self._heard = ""
-        said = content.output_transcription
-        if said is not None:
-            if said.text:
-                self._said += said.text
-                out.append(_transcript(said.text, of_input=False, finished=False))
-            if said.finished:
-                out.append(_transcript(self._said, of_input=False, finished=True))
-                self._said = ""
-        return out
+        return self._heard.take(content.input_transcription) + self._said.take(
+            content.output_transcription
+        )
 
     def _flush_transcriptions(self) -> list[LlmResponse]:
-        out = []
-        if self._heard:
-            out.append(_transcript(self._heard, of_input=True, finished=True))
-            self._heard = ""
-        if self._said:
-            out.append(_transcript(self._said, of_input=False, finished=True))
-            self._said = ""
-        return out
+        return self._heard.flush() + self._said.flush()
 
     def _flush_text(self, *, interrupted: bool = False) -> list[LlmResponse]:
         """The whole text received since the last flush, as one response."""
@@ -216,6 +194,35 @@ class GeminiLlmConnection(BaseLlmConnection):
                 interrupted=interrupted or None,
             )
         ]
+
+
+class _TranscriptBuffer:
+    """One direction's transcription of the turn so far (the user's or the model's)."""
+
+    def __init__(self, *, of_input: bool) -> None:
+        self.of_input = of_input
+        self.text = ""
+
+    def take(self, chunk: Any) -> list[LlmResponse]:
+        """The responses for a received transcription chunk (None: none): the chunk's
+        text, partial, and the whole transcription once it is finished."""
+        if chunk is None:
+            return []
+        out = []
+        if chunk.text:
+            self.text += chunk.text
+            out.append(_transcript(chunk.text, of_input=self.of_input, finished=False))
+        if chunk.finished:
+            out.append(_transcript(self.text, of_input=self.of_input, finished=True))
+            self.text = ""
+        return out
+
+    def flush(self) -> list[LlmResponse]:
+        """The unfinished transcription as a finished one (none when empty)."""
+        if not self.text:
+            return []
+        text, self.text = self.text, ""
+        return [_transcript(text, of_input=self.of_input, finished=True)]
 
 
 def _transcript(text: str, *, of_input: bool, finished: bool) -> LlmResponse:
