@@ -151,6 +151,11 @@ async def test_fts_matches_whole_words_like_matches_substrings(tmp_path: Path) -
         await svc.add_session_to_memory(_session([_event("the category of cats")]))
     assert await _search(fts, "cat") == []
     assert await _search(like, "cat") == ["the category of cats"]
+    for svc in (fts, like):
+        await svc.add_session_to_memory(_session([_event("Dr. Müller")], sid="s2"))
+    assert await _search(fts, "muller") == ["Dr. Müller"]  # FTS5 ignores accents
+    assert await _search(like, "muller") == []
+    assert await _search(like, "MÜLLER") == ["Dr. Müller"]
     await fts.close()
     await like.close()
 
@@ -550,3 +555,15 @@ async def test_an_agent_recalls_past_sessions_after_a_restart(tmp_path: Path) ->
     found = events[1].get_function_responses()[0].response["memories"]
     assert [m["text"] for m in found] == ["My cat is called Tom."]
     assert found[0]["author"] == "user"
+
+
+async def test_other_services_refuse_the_new_calls_clearly() -> None:
+    from pyadk.memory import InMemoryMemoryService
+
+    service = InMemoryMemoryService()
+    with pytest.raises(NotImplementedError, match="InMemoryMemoryService does not support"):
+        await service.add_events_to_memory(app_name=APP, user_id=USER, events=[])
+    with pytest.raises(NotImplementedError, match="direct memory writes"):
+        await service.add_memory(app_name=APP, user_id=USER, memories=[])
+    with pytest.raises(NotImplementedError, match="deleting individual memories"):
+        await service.delete_memory(app_name=APP, user_id=USER, memory_id="1")
