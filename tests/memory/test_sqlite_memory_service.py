@@ -567,3 +567,18 @@ async def test_other_services_refuse_the_new_calls_clearly() -> None:
         await service.add_memory(app_name=APP, user_id=USER, memories=[])
     with pytest.raises(NotImplementedError, match="deleting individual memories"):
         await service.delete_memory(app_name=APP, user_id=USER, memory_id="1")
+
+
+async def test_calls_in_flight_when_close_runs_complete(tmp_path: Path) -> None:
+    svc = SqliteMemoryService(tmp_path / "m.db")
+    await svc.add_session_to_memory(_session([_event("already stored", ts=1.0)]))
+    write = asyncio.create_task(
+        svc.add_session_to_memory(_session([_event("stored while closing", ts=2.0)], sid="s2"))
+    )
+    search = asyncio.create_task(svc.search_memory(app_name=APP, user_id=USER, query="stored"))
+    await asyncio.sleep(0)  # both calls are queued
+    await svc.close()
+    await write
+    assert "already stored" in _texts(await search)
+    assert sorted(await _search(svc, "stored")) == ["already stored", "stored while closing"]
+    await svc.close()

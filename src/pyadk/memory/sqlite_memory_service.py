@@ -135,7 +135,7 @@ class SqliteMemoryService(BaseMemoryService):
             if (row := self._row(app_name, user_id, session_id or UNKNOWN_SESSION_ID, event))
         ]
         if rows:
-            await self._run("write", lambda conn: _write(conn, _UPSERT, rows))
+            await self._run("write", lambda conn, _: _write(conn, _UPSERT, rows))
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -146,7 +146,7 @@ class SqliteMemoryService(BaseMemoryService):
             return SearchMemoryResponse()
         limit = self._max_results
         rows = await self._run(
-            "read", lambda conn: self._search(conn, app_name, user_id, tokens, limit)
+            "read", lambda conn, use_fts: _search(conn, use_fts, app_name, user_id, tokens, limit)
         )
         return SearchMemoryResponse(memories=[_entry(row) for row in rows])
 
@@ -159,7 +159,7 @@ class SqliteMemoryService(BaseMemoryService):
             return
         sql = "DELETE FROM memory_events WHERE id = ? AND app_name = ? AND user_id = ?"
         params = [(int(memory_id), app_name, user_id)]
-        await self._run("write", lambda conn: _write(conn, sql, params))
+        await self._run("write", lambda conn, _: _write(conn, sql, params))
 
     async def close(self) -> None:
         """Closes the database connections and threads. The service reopens the file if
@@ -197,48 +197,32 @@ class SqliteMemoryService(BaseMemoryService):
             search_text,
         )
 
-    def _search(
-        self,
-        conn: sqlite3.Connection,
-        app_name: str,
-        user_id: str,
-        tokens: list[str],
-        limit: int,
-    ) -> list[tuple[Any, ...]]:
-        if self._use_fts:
-            return conn.execute(
-                _SEARCH_FTS, (app_name, user_id, fts_match(tokens), limit)
-            ).fetchall()
-        found = " OR ".join(["search_text LIKE ? ESCAPE '\\'"] * len(tokens))
-        score = " + ".join(["(search_text LIKE ? ESCAPE '\\')"] * len(tokens))
-        patterns = [like_pattern(token) for token in tokens]
-        sql = (
-            "SELECT id, session_id, event_id, author, timestamp, content_json "
-            f"FROM memory_events WHERE app_name = ? AND user_id = ? AND ({found}) "
-            f"ORDER BY ({score}) DESC, timestamp DESC LIMIT ?"
-        )
-        return conn.execute(sql, (app_name, user_id, *patterns, *patterns, limit)).fetchall()
-
     def _worker(self, role: str) -> ThreadWorker:
         worker = self._workers.get(role)
         if worker is None:
             worker = self._workers[role] = ThreadWorker(f"pyadk-sqlite-memory-{role}")
         return worker
 
-    async def _run(self, role: str, fn: Callable[[sqlite3.Connection], T]) -> T:
-        if self._use_fts is None:  # the writer creates or checks the schema first
-            self._use_fts = await self._worker("write").run(self._open_writer)
+    async def _run(self, role: str, fn: Callable[[sqlite3.Connection, bool], T]) -> T:
+        """``fn(connection, use_fts)`` in the role's thread. Calls already queued when
+        :meth:`close` runs finish on the connections they were queued for."""
+        conns = self._conns
+        use_fts = self._use_fts
+        if use_fts is None:  # the writer creates or checks the schema first
+            use_fts = await self._worker("write").run(lambda: self._open_writer(conns))
+            if self._conns is conns:  # not closed meanwhile
+                self._use_fts = use_fts
         if self._memory:  # a private in-memory database has one connection
             role = "write"
-        return await self._worker(role).run(lambda: fn(self._connect(role)))
+        return await self._worker(role).run(lambda: fn(self._connect(role, conns), use_fts))
 
-    def _open_writer(self) -> bool:
-        self._connect("write")
+    def _open_writer(self, conns: dict[str, sqlite3.Connection]) -> bool:
+        self._connect("write", conns)
         return self._fts_ready
 
-    def _connect(self, role: str) -> sqlite3.Connection:
+    def _connect(self, role: str, conns: dict[str, sqlite3.Connection]) -> sqlite3.Connection:
         """The role's connection (called in that role's thread), opened on first use."""
-        conn = self._conns.get(role)
+        conn = conns.get(role)
         if conn is not None:
             return conn
         if self._plain_file:
@@ -267,7 +251,7 @@ class SqliteMemoryService(BaseMemoryService):
         except BaseException:
             conn.close()
             raise
-        self._conns[role] = conn
+        conns[role] = conn
         return conn
 
 
@@ -287,6 +271,27 @@ def _write(conn: sqlite3.Connection, sql: str, rows: Sequence[tuple[Any, ...]]) 
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _search(
+    conn: sqlite3.Connection,
+    use_fts: bool,
+    app_name: str,
+    user_id: str,
+    tokens: list[str],
+    limit: int,
+) -> list[tuple[Any, ...]]:
+    if use_fts:
+        return conn.execute(_SEARCH_FTS, (app_name, user_id, fts_match(tokens), limit)).fetchall()
+    found = " OR ".join(["search_text LIKE ? ESCAPE '\\'"] * len(tokens))
+    score = " + ".join(["(search_text LIKE ? ESCAPE '\\')"] * len(tokens))
+    patterns = [like_pattern(token) for token in tokens]
+    sql = (
+        "SELECT id, session_id, event_id, author, timestamp, content_json "
+        f"FROM memory_events WHERE app_name = ? AND user_id = ? AND ({found}) "
+        f"ORDER BY ({score}) DESC, timestamp DESC LIMIT ?"
+    )
+    return conn.execute(sql, (app_name, user_id, *patterns, *patterns, limit)).fetchall()
 
 
 def _entry(row: tuple[Any, ...]) -> MemoryEntry:
