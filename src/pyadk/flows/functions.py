@@ -154,8 +154,10 @@ async def handle_function_calls_async(
                     for call in calls
                 ]
         except ExceptionGroup as errors:
-            # Raise what the tool raised, as for a single call, not TaskGroup's wrapper.
-            raise errors.exceptions[0] from None
+            # Raise what the tool raised, as for a single call, not TaskGroup's wrapper
+            # (keeping the error's own cause: ``from None`` would erase it).
+            first = errors.exceptions[0]
+            raise first from first.__cause__
         results = [task.result() for task in tasks]
     parts: list[types.Part] = []
     actions = construct(EventActions)
