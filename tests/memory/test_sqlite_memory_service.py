@@ -582,3 +582,13 @@ async def test_calls_in_flight_when_close_runs_complete(tmp_path: Path) -> None:
     assert "already stored" in _texts(await search)
     assert sorted(await _search(svc, "stored")) == ["already stored", "stored while closing"]
     await svc.close()
+
+
+async def test_close_during_the_first_call_leaves_nothing_open(tmp_path: Path) -> None:
+    svc = SqliteMemoryService(tmp_path / "m.db")
+    first = asyncio.create_task(svc.search_memory(app_name=APP, user_id=USER, query="x"))
+    await asyncio.sleep(0)  # the file is being opened
+    await svc.close()
+    assert (await first).memories == []  # ran again on a fresh connection
+    await svc.close()
+    assert svc._conns == {} and svc._workers == {}

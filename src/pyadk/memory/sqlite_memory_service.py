@@ -8,6 +8,7 @@ with ``BEGIN IMMEDIATE``, waiting up to ``busy_timeout`` seconds for each other.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sqlite3
@@ -167,9 +168,8 @@ class SqliteMemoryService(BaseMemoryService):
         workers, conns = self._workers, self._conns
         self._workers, self._conns, self._use_fts = {}, {}, None
         for role, worker in workers.items():
-            conn = conns.get(role)
-            if conn is not None:
-                await worker.run(conn.close)
+            # After the calls queued before: they may still open the role's connection.
+            await worker.run(functools.partial(_close, conns, role))
             worker.stop()
 
     # -- internals ------------------------------------------------------------------------
@@ -210,8 +210,9 @@ class SqliteMemoryService(BaseMemoryService):
         use_fts = self._use_fts
         if use_fts is None:  # the writer creates or checks the schema first
             use_fts = await self._worker("write").run(lambda: self._open_writer(conns))
-            if self._conns is conns:  # not closed meanwhile
-                self._use_fts = use_fts
+            if self._conns is not conns:  # closed meanwhile: start again
+                return await self._run(role, fn)
+            self._use_fts = use_fts
         if self._memory:  # a private in-memory database has one connection
             role = "write"
         return await self._worker(role).run(lambda: fn(self._connect(role, conns), use_fts))
@@ -261,6 +262,12 @@ def _enable_wal(conn: sqlite3.Connection, path: str, timeout: float) -> None:
     except sqlite3.OperationalError as exc:  # a read-only file keeps its journal mode
         if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_READONLY:
             raise
+
+
+def _close(conns: dict[str, sqlite3.Connection], role: str) -> None:
+    conn = conns.pop(role, None)
+    if conn is not None:
+        conn.close()
 
 
 def _write(conn: sqlite3.Connection, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
