@@ -364,3 +364,74 @@ async def test_a_classifier_that_fails_is_ignored_with_a_warning(
 
     assert responses(events) == [{"fine": True}]
     assert "tool_result_classifier failed" in caplog.text and "tool ok" in caplog.text
+
+
+def test_importing_pyadk_plugins_does_not_load_the_built_in_plugins() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pyadk.plugins as p\n"
+        "loaded = [m for m in sys.modules if m.startswith('pyadk.plugins.')]\n"
+        "assert sorted(loaded) == ['pyadk.plugins.base_plugin', 'pyadk.plugins.plugin_manager'],"
+        " loaded\n"
+        "assert p.ReflectAndRetryToolPlugin.__module__.endswith('.reflect_retry_tool_plugin')\n"
+        "assert p.ToolResultClassification.__module__ == 'pyadk.plugins._callback_helpers'\n"
+        "try:\n    p.NoSuchPlugin\nexcept AttributeError as e:\n    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "module 'pyadk.plugins' has no attribute 'NoSuchPlugin'" in done.stdout
+
+
+async def test_the_plugin_answers_before_the_agents_own_error_callback() -> None:
+    seen: list[str] = []
+
+    def agent_callback(*, tool: BaseTool, args: dict, tool_context: ToolContext, error: Exception):
+        seen.append(str(error))
+        return {"handled_by": "agent"}
+
+    tool = Flaky(failures=1)
+    agent = LlmAgent(
+        name="a",
+        model=FunctionModel(retry_until_answer),
+        tools=[tool.fetch],
+        on_tool_error_callback=agent_callback,
+    )
+    events = await TestRunner(agent, plugins=[ReflectAndRetryToolPlugin()]).run("go")
+    assert responses(events)[0]["response_type"] == RESPONSE_TYPE
+    assert seen == []  # plugins run first; the first answer wins
+
+    # Without the plugin, the agent's callback answers as before.
+    agent = LlmAgent(
+        name="b",
+        model=ScriptedModel([function_call("fetch", {"city": "x"}), "ok"]),
+        tools=[Flaky(failures=1).fetch],
+        on_tool_error_callback=agent_callback,
+    )
+    events = await TestRunner(agent).run("go")
+    assert responses(events) == [{"handled_by": "agent"}]
+
+
+async def test_a_given_up_tool_error_is_absorbed_by_a_failure_policy() -> None:
+    from pyadk.agents import SequentialAgent
+
+    first = LlmAgent(
+        name="first",
+        model=FunctionModel(retry_until_answer),
+        tools=[Flaky(failures=100).fetch],
+    )
+    second_model = ScriptedModel(["second ran"])
+    sequence = SequentialAgent(
+        name="seq",
+        sub_agents=[first, LlmAgent(name="second", model=second_model)],
+        on_failure="continue",
+    )
+    runner = TestRunner(sequence, plugins=[ReflectAndRetryToolPlugin(max_retries=1)])
+
+    events = await runner.run("go")
+
+    assert [e.text for e in events if e.author == "second" and e.text] == ["second ran"]
+    outcome = (await runner.state())["outcome:first"]
+    assert outcome["status"] == "failure" and outcome["error_type"] == "RuntimeError"
+    assert "weather service down (call 2)" in outcome["reason"]
