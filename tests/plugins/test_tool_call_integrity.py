@@ -270,3 +270,42 @@ async def test_workflow_tool_nodes_are_not_checked() -> None:
     session = Session()
     events = await session.run(flow, '{"x": 21}', [ToolCallIntegrityPlugin(secret_key=KEY)])
     assert node_output(events[-1]) == 42
+
+
+async def test_it_checks_reflection_calls_parallel_calls_and_parallel_branches() -> None:
+    from pyadk.agents import ParallelAgent
+    from pyadk.models.llm_response import LlmResponse
+    from pyadk.plugins import ReflectAndRetryModelPlugin
+
+    malformed = LlmResponse(
+        content=types.Content(role="model", parts=[types.Part(text="")]),
+        finish_reason=types.FinishReason.MALFORMED_FUNCTION_CALL,
+        error_code="MALFORMED_FUNCTION_CALL",
+        error_message="bad",
+    )
+    banks = [Bank(), Bank()]
+    branches = []
+    for i, bank in enumerate(banks):
+        pay_twice = [
+            function_call("transfer", {"amount": i}),
+            function_call("transfer", {"amount": 9}),
+        ]
+        branch = bank.agent([malformed, pay_twice, "paid", "second turn"], require=False)
+        branch.name = f"bank{i}"
+        branches.append(branch)
+    team = ParallelAgent(name="team", sub_agents=branches)
+    session = Session()
+    plugins = [ToolCallIntegrityPlugin(secret_key=KEY), ReflectAndRetryModelPlugin()]
+
+    await session.run(team, "pay", plugins)
+
+    assert sorted(banks[0].ran) == [0, 9] and sorted(banks[1].ran) == [1, 9]
+    stored = await session.events()
+    reflection = [
+        e for e in stored if [c.name for c in e.get_function_calls()] == ["adk_handle_model_error"]
+    ]
+    assert len(reflection) == 2 and all(STAMPS in e.custom_metadata for e in reflection)
+    assert {e.branch for e in reflection} == {"team.bank0", "team.bank1"}
+    # The whole history verifies on the next turn.
+    events = await session.run(team, "again", plugins)
+    assert sorted(e.text for e in events if e.text) == ["second turn", "second turn"]
