@@ -297,12 +297,11 @@ class Runner:
         partial and carries no inline audio, video or image data. The run holds the
         session as a turn does (``session_service.turn``) until it ends.
 
-        ``response_modalities`` defaults to ``[AUDIO]`` (on a copy of ``run_config``).
+        ``response_modalities`` defaults to ``[AUDIO]`` and audio transcription is on
+        both ways unless set (on a copy of ``run_config``: ``RunConfig.for_live``).
         ``session`` is deprecated (as in google-adk): pass ``user_id`` and ``session_id``.
         """
-        config = run_config or RunConfig()
-        if config.response_modalities is None:
-            config = config.model_copy(update={"response_modalities": [types.Modality.AUDIO]})
+        config = (run_config or RunConfig()).for_live()
         if config.save_live_blob:
             raise ValueError(
                 "RunConfig.save_live_blob is not supported by pyadk's run_live: live audio "

@@ -194,11 +194,20 @@ async def test_interrupted_and_usage_events_reach_the_caller_and_the_session() -
 
 
 async def test_a_run_config_default_is_text_free_of_live_fields() -> None:
-    # Live fields keep google-adk's defaults: transcription on, modalities unset.
+    # Live fields get google-adk's defaults (transcription on, audio answers) in live
+    # runs only: an ordinary run does not build them.
     config = RunConfig()
     assert config.response_modalities is None
-    assert config.input_audio_transcription == types.AudioTranscriptionConfig()
-    assert config.output_audio_transcription == types.AudioTranscriptionConfig()
+    assert config.input_audio_transcription is None
+    assert config.output_audio_transcription is None
+    live = config.for_live()
+    assert live.response_modalities == [types.Modality.AUDIO]
+    assert live.input_audio_transcription == types.AudioTranscriptionConfig()
+    assert live.output_audio_transcription == types.AudioTranscriptionConfig()
+    assert config.input_audio_transcription is None  # for_live makes a copy
+    off = RunConfig(input_audio_transcription=None).for_live()  # explicitly off stays off
+    assert off.input_audio_transcription is None
+    assert off.output_audio_transcription == types.AudioTranscriptionConfig()
     assert RunConfig(response_modalities=["TEXT"]).response_modalities == [types.Modality.TEXT]
     assert TEXT.response_modalities == [types.Modality.TEXT]
 

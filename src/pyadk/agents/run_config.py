@@ -71,14 +71,12 @@ class RunConfig(BaseModel):
     """What a live model answers with; ``run_live`` uses ``[AUDIO]`` when unset."""
     speech_config: types.SpeechConfig | None = None
     """Voice and language of a live model's speech."""
-    output_audio_transcription: types.AudioTranscriptionConfig | None = Field(
-        default_factory=types.AudioTranscriptionConfig
-    )
-    """Transcribes the live model's audio answers (None: no transcription)."""
-    input_audio_transcription: types.AudioTranscriptionConfig | None = Field(
-        default_factory=types.AudioTranscriptionConfig
-    )
-    """Transcribes the user's live audio (None: no transcription)."""
+    output_audio_transcription: types.AudioTranscriptionConfig | None = None
+    """Transcribes the live model's audio answers; unset, ``run_live`` uses
+    ``AudioTranscriptionConfig()`` (google-adk's default); None: no transcription."""
+    input_audio_transcription: types.AudioTranscriptionConfig | None = None
+    """Transcribes the user's live audio; unset, ``run_live`` uses
+    ``AudioTranscriptionConfig()`` (google-adk's default); None: no transcription."""
     realtime_input_config: types.RealtimeInputConfig | None = None
     """Voice activity detection and interruption of live audio input."""
     explicit_vad_signal: bool | None = None
@@ -98,6 +96,17 @@ class RunConfig(BaseModel):
     save_live_blob: bool = False
     """google-adk saves live audio/video to artifacts with this; pyadk does not support
     it yet (``run_live`` refuses it)."""
+
+    def for_live(self) -> RunConfig:
+        """This config with the live defaults applied to what is unset (on a copy when
+        one is): ``response_modalities`` ``[AUDIO]``, audio transcription both ways."""
+        defaults: dict[str, Any] = {}
+        if self.response_modalities is None:
+            defaults["response_modalities"] = [types.Modality.AUDIO]
+        for name in ("input_audio_transcription", "output_audio_transcription"):
+            if name not in self.model_fields_set:
+                defaults[name] = types.AudioTranscriptionConfig()
+        return self.model_copy(update=defaults) if defaults else self
 
     @field_validator("max_llm_calls")
     @classmethod
