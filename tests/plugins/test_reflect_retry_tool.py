@@ -435,3 +435,20 @@ async def test_a_given_up_tool_error_is_absorbed_by_a_failure_policy() -> None:
     outcome = (await runner.state())["outcome:first"]
     assert outcome["status"] == "failure" and outcome["error_type"] == "RuntimeError"
     assert "weather service down (call 2)" in outcome["reason"]
+
+
+async def test_in_a_workflow_a_tool_nodes_failure_is_answered_as_its_output() -> None:
+    from pyadk.tools import FunctionTool
+    from pyadk.workflow import START, Workflow, node_output
+
+    def fragile(x: int) -> int:
+        """Fails."""
+        raise ValueError(f"cannot handle {x}")
+
+    flow = Workflow(name="wf", edges=[(START, FunctionTool(fragile))])
+    runner = TestRunner(flow, plugins=[ReflectAndRetryToolPlugin(max_retries=1)])
+
+    events = await runner.run('{"x": 1}')
+
+    output = node_output(events[-1])
+    assert output["response_type"] == RESPONSE_TYPE and output["error_type"] == "ValueError"
