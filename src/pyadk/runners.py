@@ -462,23 +462,9 @@ class Runner:
         return message
 
     async def _save_blobs(self, ctx: InvocationContext, message: types.Content) -> types.Content:
-        if self.artifact_service is None:
-            raise ValueError("save_input_blobs_as_artifacts needs an artifact_service.")
-        parts: list[types.Part] = []
-        for index, part in enumerate(message.parts or []):
-            if part.inline_data is None:
-                parts.append(part)
-                continue
-            filename = f"artifact_{ctx.invocation_id}_{index}"
-            await self.artifact_service.save_artifact(
-                app_name=self.app_name,
-                user_id=ctx.user_id,
-                session_id=ctx.session.id,
-                filename=filename,
-                artifact=part,
-            )
-            parts.append(types.Part(text=f"Uploaded file: {filename}. It is saved into artifacts"))
-        return types.Content(role=message.role or "user", parts=parts)
+        from pyadk.plugins.save_files_as_artifacts_plugin import save_input_blobs
+
+        return await save_input_blobs(ctx, message)
 
     async def _run_with_plugins(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """The agent's events with the plugins' run and event callbacks, each stored."""
