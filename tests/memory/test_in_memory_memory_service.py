@@ -220,3 +220,35 @@ async def test_stored_memory_is_isolated_from_mutation(service: InMemoryMemorySe
 
     second = await service.search_memory(app_name=APP, user_id=USER, query="original")
     assert _texts(second) == ["original text"]
+
+
+async def test_events_are_added_once_each_and_kept_per_session(
+    service: InMemoryMemoryService,
+) -> None:
+    first, second = _event("tea in Kyoto", ts=1.0), _event("tea in Nara", ts=2.0)
+    await service.add_events_to_memory(app_name=APP, user_id=USER, events=[first], session_id="s1")
+    await service.add_events_to_memory(
+        app_name=APP, user_id=USER, events=[first, second], session_id="s1"
+    )
+    await service.add_events_to_memory(app_name=APP, user_id=USER, events=[_event("tea alone")])
+    found = await service.search_memory(app_name=APP, user_id=USER, query="tea")
+    assert _texts(found) == ["tea alone", "tea in Nara", "tea in Kyoto"]  # newest first
+    assert [m.id for m in found.memories][1:] == [second.id, first.id]
+    # A session added later replaces its own memories only.
+    await service.add_session_to_memory(_session([_event("tea in Osaka")], sid="s1"))
+    found = await service.search_memory(app_name=APP, user_id=USER, query="tea")
+    assert sorted(_texts(found)) == ["tea alone", "tea in Osaka"]
+
+
+async def test_a_deleted_memory_is_forgotten_for_good(service: InMemoryMemoryService) -> None:
+    keep, drop = _event("pick up the keys"), _event("pick up the cake")
+    await service.add_session_to_memory(_session([keep, drop]))
+    await service.delete_memory(app_name=APP, user_id=USER, memory_id=drop.id)
+    await service.delete_memory(app_name=APP, user_id=USER, memory_id=None)  # nothing
+    await service.delete_memory(app_name="other", user_id=USER, memory_id=keep.id)  # not theirs
+    assert _texts(await service.search_memory(app_name=APP, user_id=USER, query="pick")) == [
+        "pick up the keys"
+    ]
+    await service.add_session_to_memory(_session([keep, drop]))  # the session again
+    await service.add_events_to_memory(app_name=APP, user_id=USER, events=[drop], session_id="s1")
+    assert _texts(await service.search_memory(app_name=APP, user_id=USER, query="cake")) == []

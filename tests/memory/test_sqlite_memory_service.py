@@ -558,15 +558,24 @@ async def test_an_agent_recalls_past_sessions_after_a_restart(tmp_path: Path) ->
 
 
 async def test_other_services_refuse_the_new_calls_clearly() -> None:
-    from pyadk.memory import InMemoryMemoryService
+    from pyadk.memory import BaseMemoryService, InMemoryMemoryService, SearchMemoryResponse
 
-    service = InMemoryMemoryService()
-    with pytest.raises(NotImplementedError, match="InMemoryMemoryService does not support"):
+    class KeywordOnly(BaseMemoryService):  # only the two required methods
+        async def add_session_to_memory(self, session: Session) -> None:
+            return None
+
+        async def search_memory(self, *, app_name, user_id, query) -> SearchMemoryResponse:
+            return SearchMemoryResponse()
+
+    service = KeywordOnly()
+    with pytest.raises(NotImplementedError, match="KeywordOnly does not support"):
         await service.add_events_to_memory(app_name=APP, user_id=USER, events=[])
     with pytest.raises(NotImplementedError, match="direct memory writes"):
         await service.add_memory(app_name=APP, user_id=USER, memories=[])
     with pytest.raises(NotImplementedError, match="deleting individual memories"):
         await service.delete_memory(app_name=APP, user_id=USER, memory_id="1")
+    with pytest.raises(NotImplementedError, match="direct memory writes"):
+        await InMemoryMemoryService().add_memory(app_name=APP, user_id=USER, memories=[])
 
 
 async def test_calls_in_flight_when_close_runs_complete(tmp_path: Path) -> None:
