@@ -262,3 +262,74 @@ async def test_plugin_raising_gives_an_error_naming_the_plugin() -> None:
     with pytest.raises(RuntimeError, match=r"'auth'.*before_model_callback") as info:
         await runner.run("hi")
     assert isinstance(info.value.__cause__, KeyError)
+
+
+class ErrorWatcher(BasePlugin):
+    """Records the error hooks; ``broken`` makes its own hooks raise."""
+
+    def __init__(self, name: str, seen: list[tuple[str, str, str]], broken: bool = False) -> None:
+        super().__init__(name)
+        self.seen, self.broken = seen, broken
+
+    async def on_agent_error_callback(
+        self, *, agent: Any, callback_context: CallbackContext, error: Exception
+    ) -> None:
+        self.seen.append((self.name, f"agent {agent.name}", repr(error)))
+        if self.broken:
+            raise RuntimeError("the watcher itself failed")
+
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        self.seen.append((self.name, f"run {invocation_context.agent.name}", repr(error)))
+        if self.broken:
+            raise RuntimeError("the watcher itself failed")
+
+
+async def test_error_hooks_are_told_of_an_error_that_escapes_and_it_is_raised_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from pyadk.agents import SequentialAgent
+
+    def explode(callback_context: CallbackContext, llm_request: LlmRequest) -> None:
+        raise ValueError("boom")
+
+    inner = LlmAgent(name="inner", model=ScriptedModel(["x"]), before_model_callback=explode)
+    seen: list[tuple[str, str, str]] = []
+    plugins = [ErrorWatcher("first", seen, broken=True), ErrorWatcher("second", seen)]
+    runner = TestRunner(SequentialAgent(name="root", sub_agents=[inner]), plugins=plugins)
+
+    with pytest.raises(ValueError, match="boom"):  # notification only: the error goes on
+        await runner.run("hi")
+    boom = repr(ValueError("boom"))
+    assert seen == [
+        ("first", "agent inner", boom),  # every plugin is told, even after one failed
+        ("second", "agent inner", boom),
+        ("first", "agent root", boom),  # the error escapes each agent on its way out
+        ("second", "agent root", boom),
+        ("first", "run root", boom),
+        ("second", "run root", boom),
+    ]
+    assert "Plugin 'first' failed in on_agent_error_callback" in caplog.text
+
+
+async def test_error_hooks_are_not_told_of_a_run_that_ends_well_or_over_budget() -> None:
+    from pyadk.agents import Budget, RunConfig
+
+    seen: list[tuple[str, str, str]] = []
+    model = ScriptedModel([function_call("add", {"a": 1, "b": 2}), "3"])
+    runner = TestRunner(
+        LlmAgent(name="root", model=model, tools=[add]), plugins=[ErrorWatcher("watcher", seen)]
+    )
+    await runner.run("1+2?")
+    over = RunConfig(budget=Budget(llm_calls=1))
+    events = await TestRunner(
+        LlmAgent(
+            name="root",
+            model=ScriptedModel([function_call("add", {"a": 1, "b": 2}), "3"]),
+            tools=[add],
+        ),
+        plugins=[ErrorWatcher("watcher", seen)],
+    ).run("1+2?", run_config=over)
+    assert events[-1].error_code == "BUDGET_EXCEEDED"
+    assert seen == []

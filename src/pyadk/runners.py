@@ -470,25 +470,30 @@ class Runner:
         """The agent's events with the plugins' run and event callbacks, each stored."""
         plugins = ctx.plugin_manager
         assert plugins is not None
-        content = await plugins.run("before_run_callback", invocation_context=ctx)
-        if content is not None:
-            event = Event(
-                invocation_id=ctx.invocation_id,
-                author=self.agent.name,
-                content=types.Content.model_validate(content),
-            )
-            yield await self._persist(ctx, event)
-            await plugins.run("after_run_callback", invocation_context=ctx)
-            return
-        async with aclosing(ctx.agent.run_async(ctx)) as events:
-            async for event in events:
-                replaced = await plugins.run(
-                    "on_event_callback", invocation_context=ctx, event=event
+        try:
+            content = await plugins.run("before_run_callback", invocation_context=ctx)
+            if content is not None:
+                event = Event(
+                    invocation_id=ctx.invocation_id,
+                    author=self.agent.name,
+                    content=types.Content.model_validate(content),
                 )
-                if replaced is not None:
-                    event = replaced
                 yield await self._persist(ctx, event)
-        await plugins.run("after_run_callback", invocation_context=ctx)
+                await plugins.run("after_run_callback", invocation_context=ctx)
+                return
+            async with aclosing(ctx.agent.run_async(ctx)) as events:
+                async for event in events:
+                    replaced = await plugins.run(
+                        "on_event_callback", invocation_context=ctx, event=event
+                    )
+                    if replaced is not None:
+                        event = replaced
+                    yield await self._persist(ctx, event)
+            await plugins.run("after_run_callback", invocation_context=ctx)
+        except Exception as error:
+            if not isinstance(error, BudgetExceededError):  # that one ends the turn cleanly
+                await plugins.notify("on_run_error_callback", invocation_context=ctx, error=error)
+            raise
 
     async def _persist(self, ctx: InvocationContext, event: Event) -> Event:
         if not event.partial:

@@ -14,7 +14,7 @@ from pyadk import types
 from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.outcome_tracker import OutcomeTracker
-from pyadk.errors import AgentTimeoutError
+from pyadk.errors import AgentTimeoutError, InvocationStop
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus, outcome_state_key
@@ -164,6 +164,18 @@ class BaseAgent(BaseModel):
             await self._finish_interrupted(ctx, tracker.interrupted())
             raise
         except Exception as error:
+            plugins = ctx.plugin_manager
+            if (
+                plugins is not None
+                and not isinstance(error, InvocationStop)  # a budget: not the agent's error
+                and plugins.has("on_agent_error_callback")
+            ):
+                await plugins.notify(
+                    "on_agent_error_callback",
+                    agent=self,
+                    callback_context=CallbackContext(ctx),
+                    error=error,
+                )
             outcome = tracker.errored(error)
             after = await self._handle_after_agent_callback(ctx, outcome)
             for last in self._with_outcome(ctx, after, outcome):

@@ -104,6 +104,20 @@ class BasePlugin:
         """Returning a dict recovers from a tool error and becomes its result."""
         return None
 
+    async def on_agent_error_callback(
+        self, *, agent: BaseAgent, callback_context: CallbackContext, error: Exception
+    ) -> None:
+        """Told that ``error`` escaped ``agent``'s run (notification only: the error is
+        raised on, and an exception of this hook is logged, not raised)."""
+        return None
+
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        """Told that ``error`` escaped the Runner's run (notification only: the error is
+        raised on, and an exception of this hook is logged, not raised)."""
+        return None
+
     async def close(self) -> None:
         """Releases the plugin's resources when the Runner closes."""
         return None

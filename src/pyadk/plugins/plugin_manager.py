@@ -60,6 +60,16 @@ class PluginManager:
                 return result
         return None
 
+    async def notify(self, hook: str, **kwargs: Any) -> None:
+        """Runs a notification-only ``hook`` on every plugin that implements it; an
+        exception of a plugin is logged, and the others are still told."""
+        for method in self._hooks(hook):
+            try:
+                await method(**kwargs)
+            except Exception:
+                owner = getattr(method, "__self__", None)
+                logger.exception("Plugin %r failed in %s", getattr(owner, "name", "?"), hook)
+
     async def close(self, timeout: float = 5.0) -> None:
         """Closes every plugin, each within ``timeout`` seconds."""
         for plugin in self.plugins:
