@@ -230,3 +230,37 @@ def test_import_pyadk_plugins_loads_no_built_in_plugin() -> None:
     ).stdout.splitlines()
     assert out[0] == "['pyadk.plugins.base_plugin', 'pyadk.plugins.plugin_manager']"
     assert out[1] == "pyadk.plugins.logging_plugin DebugLoggingPlugin"
+
+
+async def test_workflow_node_outputs_and_failures_are_printed(capsys: Any) -> None:
+    from pyadk.workflow import START, Workflow
+
+    def shout(node_input: str) -> str:
+        return node_input.upper()
+
+    def explode(node_input: str) -> str:
+        raise KeyError("no such row")
+
+    runner = TestRunner(
+        Workflow(name="wf", edges=[(START, shout, explode)]), plugins=[LoggingPlugin()]
+    )
+    with pytest.raises(Exception, match="no such row"):
+        await runner.run("hi")
+    lines = _lines(capsys)
+    assert any(line.startswith("   Node Path: wf@1/shout@1") for line in lines)
+    assert "   Node Output: 'HI'" in lines
+    assert any(
+        line.startswith("   Node Error: [KeyError]") and "no such row" in line for line in lines
+    )
+
+
+async def test_a_streamed_answer_prints_the_finish_reason_once(capsys: Any) -> None:
+    from pyadk.agents import RunConfig, StreamingMode
+    from pyadk.testing import Stream
+
+    agent = LlmAgent(name="a", model=ScriptedModel([Stream(["Hel", "lo"])]))
+    config = RunConfig(streaming_mode=StreamingMode.SSE)
+    await TestRunner(agent, plugins=[LoggingPlugin()]).run("hi", run_config=config)
+    lines = _lines(capsys)
+    assert lines.count("   Partial: True") == 2
+    assert lines.count("   Finish Reason: STOP") == 1
