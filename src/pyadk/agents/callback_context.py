@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
@@ -15,6 +16,12 @@ if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.auth.auth_credential import AuthCredential
     from pyadk.auth.auth_tool import AuthConfig
+    from pyadk.events.event import Event
+    from pyadk.memory.base_memory_service import (
+        BaseMemoryService,
+        MemoryEntry,
+        SearchMemoryResponse,
+    )
 
 
 class CallbackContext(ReadonlyContext):
@@ -101,3 +108,56 @@ class CallbackContext(ReadonlyContext):
     async def save_credential(self, auth_config: AuthConfig) -> None:
         """Saves ``auth_config.exchanged_auth_credential`` to the credential service."""
         await self._credential_service().save_credential(auth_config, self)
+
+    def _memory_service(self, action: str) -> BaseMemoryService:
+        service = self._invocation_context.memory_service
+        if service is None:
+            raise ValueError(
+                f"Cannot {action}: memory service is not available (pass memory_service= "
+                "to the Runner)."
+            )
+        return service
+
+    async def add_session_to_memory(self) -> None:
+        """Adds this session's events to the memory service (e.g. in an after-agent
+        callback, so that later sessions can recall this one)."""
+        service = self._memory_service("add session to memory")
+        await service.add_session_to_memory(self._invocation_context.session)
+
+    async def add_events_to_memory(
+        self, *, events: Sequence[Event], custom_metadata: Mapping[str, object] | None = None
+    ) -> None:
+        """Adds ``events`` to the memory of this session's app, user and session."""
+        service = self._memory_service("add events to memory")
+        session = self._invocation_context.session
+        await service.add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            session_id=session.id,
+            events=events,
+            custom_metadata=custom_metadata,
+        )
+
+    async def add_memory(
+        self,
+        *,
+        memories: Sequence[MemoryEntry],
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Writes ``memories`` directly into this user's memory (services that allow it)."""
+        service = self._memory_service("add memory")
+        session = self._invocation_context.session
+        await service.add_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            memories=memories,
+            custom_metadata=custom_metadata,
+        )
+
+    async def search_memory(self, query: str) -> SearchMemoryResponse:
+        """Searches this user's memory for ``query``."""
+        service = self._memory_service("search memory")
+        session = self._invocation_context.session
+        return await service.search_memory(
+            app_name=session.app_name, user_id=session.user_id, query=query
+        )

@@ -30,7 +30,7 @@ from pyadk.cli.credentials import answered_text
 from pyadk.cli.errors import CliError
 from pyadk.cli.input_requests import InputRequest
 from pyadk.cli.render import EventRenderer
-from pyadk.cli.services import artifact_service_for, session_service_for
+from pyadk.cli.services import artifact_service_for, memory_service_for, session_service_for
 from pyadk.cli.session_files import (
     ReplayFile,
     read_replay_file,
@@ -40,7 +40,6 @@ from pyadk.cli.session_files import (
 )
 from pyadk.flows.tool_auth import ToolAuthError
 from pyadk.flows.tool_confirmations import ToolConfirmationError
-from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.runners import Runner
 from pyadk.sessions.base_session_service import BaseSessionService
 from pyadk.sessions.session import Session
@@ -67,6 +66,7 @@ class RunOptions:
     session_id: str | None = None
     session_uri: str | None = None
     artifact_uri: str | None = None
+    memory_uri: str | None = None
     save_session: bool = False
     resume: Path | None = None
     replay: Path | None = None
@@ -307,6 +307,7 @@ async def run_chat(
     session_service = session_service_for(options.session_uri)
     try:
         artifact_service = artifact_service_for(options.artifact_uri, session_service)
+        memory_service = memory_service_for(options.memory_uri)
     except CliError:
         await session_service.close()
         raise
@@ -316,7 +317,7 @@ async def run_chat(
         agent=None if app is not None else agent,
         session_service=session_service,
         artifact_service=artifact_service,
-        memory_service=InMemoryMemoryService(),
+        memory_service=memory_service,
         credential_service=InMemoryCredentialService(),  # end users' credentials, as the server
     )
     renderer = EventRenderer(console)
@@ -346,6 +347,7 @@ async def run_chat(
         await _save_if_asked(session_service, session, options, renderer)
     finally:
         await runner.close()
+        await memory_service.close()
         await artifact_service.close()  # before the session service it may share
         await session_service.close()
 

@@ -15,7 +15,13 @@ import click
 
 from pyadk.artifacts.base_artifact_service import BaseArtifactService
 from pyadk.cli.errors import CliError
-from pyadk.cli.services import artifact_service_for, session_service_for, store_options
+from pyadk.cli.services import (
+    artifact_service_for,
+    memory_service_for,
+    session_service_for,
+    store_options,
+)
+from pyadk.memory.base_memory_service import BaseMemoryService
 from pyadk.sessions.base_session_service import BaseSessionService
 
 CONFIG_ENV = "PYADK_SERVE_CONFIG"
@@ -43,6 +49,7 @@ class ServeOptions:
     auth_token: str | None = None
     session_uri: str | None = None
     artifact_uri: str | None = None
+    memory_uri: str | None = None
     log_level: str = "info"
     reload: bool = False
     trusted_hosts: list[str] = field(default_factory=list)
@@ -76,11 +83,13 @@ def build_app(options: ServeOptions) -> Any:
         extra["trusted_hosts"] = trusted
     sessions = session_service_for(options.session_uri)
     artifacts = artifact_service_for(options.artifact_uri, sessions)
+    memory = memory_service_for(options.memory_uri)
     try:
         app = create_app(
             options.agents_dir,
             session_service=sessions,
             artifact_service=artifacts,
+            memory_service=memory,
             auth_token=options.auth_token,
             allow_origins=tuple(options.allow_origins),
             web_ui=options.web_ui,
@@ -89,12 +98,15 @@ def build_app(options: ServeOptions) -> Any:
         )
     except RuntimeError as error:  # --trace without opentelemetry-sdk
         raise CliError(str(error)) from error
-    _close_on_shutdown(app, sessions, artifacts)
+    _close_on_shutdown(app, sessions, artifacts, memory)
     return app
 
 
 def _close_on_shutdown(
-    app: Any, sessions: BaseSessionService, artifacts: BaseArtifactService
+    app: Any,
+    sessions: BaseSessionService,
+    artifacts: BaseArtifactService,
+    memory: BaseMemoryService,
 ) -> None:
     """Closes the services the command opened once the app has shut down."""
     serve_app = app.router.lifespan_context
@@ -105,24 +117,29 @@ def _close_on_shutdown(
             async with serve_app(instance) as state:
                 yield state
         finally:
-            await _close(sessions, artifacts)
+            await _close(sessions, artifacts, memory)
 
     app.router.lifespan_context = lifespan
 
 
 def _check_stores(options: ServeOptions) -> None:
-    """Opens and closes the stores the URIs name, so that a bad ``--session-uri`` or
-    ``--artifact-uri`` stops the command here rather than in each reload worker."""
+    """Opens and closes the stores the URIs name, so that a bad ``--session-uri``,
+    ``--artifact-uri`` or ``--memory-uri`` stops the command here rather than in each
+    reload worker."""
     sessions = session_service_for(options.session_uri)
     try:
         artifacts = artifact_service_for(options.artifact_uri, sessions)
+        memory = memory_service_for(options.memory_uri)
     except CliError:
         asyncio.run(sessions.close())
         raise
-    asyncio.run(_close(sessions, artifacts))
+    asyncio.run(_close(sessions, artifacts, memory))
 
 
-async def _close(sessions: BaseSessionService, artifacts: BaseArtifactService) -> None:
+async def _close(
+    sessions: BaseSessionService, artifacts: BaseArtifactService, memory: BaseMemoryService
+) -> None:
+    await memory.close()
     await artifacts.close()  # before the session service it may share
     await sessions.close()
 
@@ -214,6 +231,7 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
         auth_token: str | None,
         session_uri: str | None,
         artifact_uri: str | None,
+        memory_uri: str | None,
         log_level: str,
         trusted_hosts: tuple[str, ...],
         trace: bool,
@@ -228,6 +246,7 @@ def _server_command(name: str, web_ui: bool, summary: str) -> click.Command:
             auth_token=auth_token or None,
             session_uri=session_uri,
             artifact_uri=artifact_uri,
+            memory_uri=memory_uri,
             log_level=log_level,
             reload=reload,
             trusted_hosts=list(trusted_hosts),

@@ -1,4 +1,5 @@
-"""The services named by ``--session-uri`` and ``--artifact-uri`` (in memory by default)."""
+"""The services named by ``--session-uri``, ``--artifact-uri`` and ``--memory-uri`` (in
+memory by default)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import click
 from pyadk.artifacts.base_artifact_service import BaseArtifactService
 from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from pyadk.cli.errors import CliError
+from pyadk.memory.base_memory_service import BaseMemoryService
+from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.sessions.base_session_service import BaseSessionService
 from pyadk.sessions.in_memory_session_service import InMemorySessionService
 
@@ -42,13 +45,32 @@ def artifact_service_for(
         raise CliError(f"--artifact-uri: {error}") from error
 
 
+def memory_service_for(uri: str | None) -> BaseMemoryService:
+    """``memory://``, ``sqlite:///path.db`` or None (in memory)."""
+    if not uri:
+        return InMemoryMemoryService()
+    from pyadk.memory.uri import memory_service_from_uri
+
+    try:
+        return memory_service_from_uri(uri)
+    except (ValueError, ImportError) as error:
+        raise CliError(f"--memory-uri: {error}") from error
+
+
 F = TypeVar("F", bound=Callable[..., object])
 
 
 def store_options(command: F) -> F:
-    """``--session-uri`` and ``--artifact-uri`` (with google-adk's spellings) for a
-    command that opens the stores with :func:`session_service_for` and
-    :func:`artifact_service_for`."""
+    """``--session-uri``, ``--artifact-uri`` and ``--memory-uri`` (with google-adk's
+    spellings) for a command that opens the stores with :func:`session_service_for`,
+    :func:`artifact_service_for` and :func:`memory_service_for`."""
+    command = click.option(
+        "--memory-uri",
+        "--memory_service_uri",
+        "memory_uri",
+        default=None,
+        help="Memory store (load_memory, preload_memory): memory:// (default), sqlite:///path.db.",
+    )(command)
     command = click.option(
         "--artifact-uri",
         "--artifact_service_uri",

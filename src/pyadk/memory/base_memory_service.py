@@ -82,3 +82,7 @@ class BaseMemoryService(abc.ABC):
         raise NotImplementedError(
             f"{type(self).__name__} does not support deleting individual memories."
         )
+
+    async def close(self) -> None:
+        """Releases the service's resources (connections, threads); nothing by default."""
+        return None

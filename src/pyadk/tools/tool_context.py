@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.auth.auth_credential import AuthCredential
     from pyadk.auth.auth_tool import AuthConfig
-    from pyadk.memory.base_memory_service import SearchMemoryResponse
 
 
 class ToolContext(CallbackContext):
@@ -56,15 +55,6 @@ class ToolContext(CallbackContext):
     def invocation_context(self) -> InvocationContext:
         """The invocation this tool call belongs to."""
         return self._invocation_context
-
-    async def search_memory(self, query: str) -> SearchMemoryResponse:
-        """Searches the memory service for ``query`` in this user's past sessions."""
-        ctx = self._invocation_context
-        if ctx.memory_service is None:
-            raise ValueError("Memory service is not available: pass memory_service= to the Runner.")
-        return await ctx.memory_service.search_memory(
-            app_name=ctx.app_name, user_id=ctx.user_id, query=query
-        )
 
     def request_credential(self, auth_config: AuthConfig) -> None:
         """Asks the client for the end user's credential (``requested_auth_configs``).
