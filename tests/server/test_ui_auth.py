@@ -234,7 +234,7 @@ async def test_an_oauth2_answer_is_signed_in() -> None:
         e for event in events for e in converter.convert(event) if e.type == "auth_required"
     )
     config = json.loads(json.dumps(asked.auth_config))
-    redirect = "http://127.0.0.1:9/callback?code=c-1&state=s"
+    redirect = "http://127.0.0.1:9/callback?code=the-code-qz7&state=s"  # no hex id can hold it
     config["exchangedAuthCredential"]["oauth2"]["authResponseUri"] = redirect
     stored = Event(author="user", content=answer_content(asked.request_id, config))
 
@@ -250,7 +250,7 @@ async def test_an_oauth2_answer_is_signed_in() -> None:
     assert [(c.call_id, c.tool, c.scheme_type, c.signed_in) for c in later.credentials] == [
         (None, None, "oauth2", True)
     ]
-    assert "c-1" not in json.dumps([user.to_json_dict(), later.to_json_dict()])
+    assert "the-code-qz7" not in json.dumps([user.to_json_dict(), later.to_json_dict()])
 
 
 def test_a_credential_in_a_state_change_is_hidden() -> None:
