@@ -358,11 +358,7 @@ class Runner:
         if plugins is not None:
             content = await plugins.run("before_run_callback", invocation_context=ctx)
             if content is not None:
-                event = Event(
-                    invocation_id=ctx.invocation_id,
-                    author=self.agent.name,
-                    content=types.Content.model_validate(content),
-                )
+                event = self._answer_event(ctx, content)
                 await append_live_event(ctx, event)
                 yield event
                 await plugins.run("after_run_callback", invocation_context=ctx)
@@ -473,12 +469,7 @@ class Runner:
         try:
             content = await plugins.run("before_run_callback", invocation_context=ctx)
             if content is not None:
-                event = Event(
-                    invocation_id=ctx.invocation_id,
-                    author=self.agent.name,
-                    content=types.Content.model_validate(content),
-                )
-                yield await self._persist(ctx, event)
+                yield await self._persist(ctx, self._answer_event(ctx, content))
                 await plugins.run("after_run_callback", invocation_context=ctx)
                 return
             async with aclosing(ctx.agent.run_async(ctx)) as events:
@@ -494,6 +485,14 @@ class Runner:
             if not isinstance(error, BudgetExceededError):  # that one ends the turn cleanly
                 await plugins.notify("on_run_error_callback", invocation_context=ctx, error=error)
             raise
+
+    def _answer_event(self, ctx: InvocationContext, content: Any) -> Event:
+        """The root agent's event answering with a ``before_run_callback``'s content."""
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=self.agent.name,
+            content=types.Content.model_validate(content),
+        )
 
     async def _persist(self, ctx: InvocationContext, event: Event) -> Event:
         if not event.partial:

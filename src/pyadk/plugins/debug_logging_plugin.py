@@ -368,14 +368,7 @@ class DebugLoggingPlugin(BasePlugin):
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        self._add_entry(
-            tool_context.invocation_id,
-            "tool_call",
-            agent_name=tool_context.agent_name,
-            tool_name=tool.name,
-            function_call_id=tool_context.function_call_id,
-            args=tool_args,
-        )
+        self._add_tool_entry("tool_call", tool, tool_context, args=tool_args)
         return None
 
     async def after_tool_callback(
@@ -397,25 +390,11 @@ class DebugLoggingPlugin(BasePlugin):
             log=logger,
         )
         if error is not None:
-            self._add_entry(
-                tool_context.invocation_id,
-                "tool_error",
-                agent_name=tool_context.agent_name,
-                tool_name=tool.name,
-                function_call_id=tool_context.function_call_id,
-                args=tool_args,
-                result=result,
-                error_message=error,
+            self._add_tool_entry(
+                "tool_error", tool, tool_context, args=tool_args, result=result, error_message=error
             )
             return None
-        self._add_entry(
-            tool_context.invocation_id,
-            "tool_response",
-            agent_name=tool_context.agent_name,
-            tool_name=tool.name,
-            function_call_id=tool_context.function_call_id,
-            result=result,
-        )
+        self._add_tool_entry("tool_response", tool, tool_context, result=result)
         return None
 
     async def on_tool_error_callback(
@@ -426,17 +405,29 @@ class DebugLoggingPlugin(BasePlugin):
         tool_context: ToolContext,
         error: Exception,
     ) -> dict[str, Any] | None:
-        data: dict[str, Any] = {
-            "agent_name": tool_context.agent_name,
-            "tool_name": tool.name,
-            "function_call_id": tool_context.function_call_id,
-            "args": tool_args,
-            "error_type": type(error).__name__,
-            "error_message": str(error),
-        }
         _mark_tool_error_recorded(self, tool_context)
-        self._add_entry(tool_context.invocation_id, "tool_error", **data)
+        self._add_tool_entry(
+            "tool_error",
+            tool,
+            tool_context,
+            args=tool_args,
+            error_type=type(error).__name__,
+            error_message=str(error),
+        )
         return None
+
+    def _add_tool_entry(
+        self, kind: str, tool: BaseTool, tool_context: ToolContext, **data: Any
+    ) -> None:
+        """An entry about ``tool``'s call in ``tool_context`` (agent, tool and call id)."""
+        self._add_entry(
+            tool_context.invocation_id,
+            kind,
+            agent_name=tool_context.agent_name,
+            tool_name=tool.name,
+            function_call_id=tool_context.function_call_id,
+            **data,
+        )
 
 
 def _now() -> str:
