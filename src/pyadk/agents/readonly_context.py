@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pyadk import types
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.agents.run_config import RunConfig
     from pyadk.auth.auth_credential import AuthCredential
     from pyadk.events.outcome import AgentOutcome
 
@@ -38,6 +39,16 @@ class ReadonlyContext:
     def session(self) -> Any:
         """The current session (treat as read-only)."""
         return self._invocation_context.session
+
+    @property
+    def user_id(self) -> str:
+        """The id of the user the invocation runs for."""
+        return self._invocation_context.user_id
+
+    @property
+    def run_config(self) -> RunConfig:
+        """The run config of the invocation (treat as read-only)."""
+        return self._invocation_context.run_config
 
     @property
     def state(self) -> Mapping[str, Any]:

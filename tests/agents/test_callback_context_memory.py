@@ -1,5 +1,6 @@
-"""Callback contexts write and search the user's memory (google-adk's Context methods):
-a session's events, a delta of events, direct entries where the service allows them."""
+"""Callback contexts (google-adk's Context methods): the user's memory (a session's
+events, a delta of events, direct entries where the service allows them), the user id
+and the run config."""
 
 from __future__ import annotations
 
@@ -72,3 +73,17 @@ async def test_memory_calls_without_a_memory_service_or_support_fail_clearly() -
         "InMemoryMemoryService does not support direct memory writes; call "
         "add_events_to_memory(...) or add_session_to_memory(session) instead."
     ]
+
+
+async def test_contexts_name_the_user_and_the_run_config() -> None:
+    from pyadk.agents import RunConfig, StreamingMode
+
+    seen: list[tuple[str, StreamingMode]] = []
+
+    def note(callback_context: CallbackContext) -> None:
+        seen.append((callback_context.user_id, callback_context.run_config.streaming_mode))
+
+    agent = LlmAgent(name="notes", model=ScriptedModel(["ok"]), before_agent_callback=note)
+    config = RunConfig(streaming_mode=StreamingMode.SSE)
+    await TestRunner(agent, user_id="ada").run("hi", run_config=config)
+    assert seen == [("ada", StreamingMode.SSE)]
