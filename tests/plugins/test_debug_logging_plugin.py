@@ -158,16 +158,22 @@ async def test_a_recovered_model_error_and_tool_error_are_recorded(tmp_path: Pat
     assert "tool_response" not in _types(document)
 
 
-async def test_an_invocation_that_raises_is_not_written(tmp_path: Path) -> None:
+async def test_an_invocation_that_raises_is_written_ending_with_its_error(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "debug.yaml"
     model = ScriptedModel([function_call("boom"), "ok"])
-    runner = TestRunner(
-        LlmAgent(name="a", model=model, tools=[boom]),
-        plugins=[DebugLoggingPlugin(output_path=str(path))],
-    )
+    plugin = DebugLoggingPlugin(output_path=str(path))
+    runner = TestRunner(LlmAgent(name="a", model=model, tools=[boom]), plugins=[plugin])
     with pytest.raises(ValueError, match="disk on fire"):
         await runner.run("go")
-    assert not path.exists()  # the run ended before after_run_callback
+    [document] = _documents(path)  # the failed invocation is the one worth reading
+    kinds = _types(document)
+    assert kinds[-1] == "invocation_end" and "invocation_error" in kinds
+    error = document["entries"][kinds.index("invocation_error")]["data"]
+    assert error == {"error_type": "ValueError", "error_message": "disk on fire"}
+    assert "tool_error" in _types(document)
+    assert plugin._invocation_states == {}  # nothing kept in memory
 
 
 async def test_an_unwritable_file_is_logged_and_the_run_goes_on(

@@ -214,6 +214,22 @@ class DebugLoggingPlugin(BasePlugin):
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         """Appends the invocation's record to the file (a failure to write is logged)."""
+        self._finish(invocation_context)
+
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        """Appends the record of an invocation that failed, ending with the error (a
+        pyadk addition: google-adk keeps such a record in memory, unwritten)."""
+        self._add_entry(
+            invocation_context.invocation_id,
+            "invocation_error",
+            error_type=type(error).__name__,
+            error_message=str(error),
+        )
+        self._finish(invocation_context)
+
+    def _finish(self, invocation_context: InvocationContext) -> None:
         invocation_id = invocation_context.invocation_id
         state = self._invocation_states.get(invocation_id)
         if state is None:
