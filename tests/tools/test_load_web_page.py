@@ -113,10 +113,12 @@ ROUTES: dict[str, Route] = {
 
 
 class Site:
-    """A real HTTP server on 127.0.0.1; it records each request's target and Host."""
+    """A real HTTP server on 127.0.0.1; it records each request's target and Host (and
+    its Authorization header)."""
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.requests: list[tuple[str, str]] = []
+        self.authorizations: list[str | None] = []
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -130,6 +132,7 @@ class Site:
 
             def do_GET(self) -> None:
                 site.requests.append((self.path, self.headers.get("Host", "")))
+                site.authorizations.append(self.headers.get("Authorization"))
                 ROUTES.get(urlsplit(self.path).path, answer(404))(self)
 
             def log_message(self, format: str, *args: Any) -> None:
@@ -462,6 +465,10 @@ def test_a_proxy_from_the_environment_is_used_after_screening_the_name(
     for url in ("http://sneaky.example/article", "http://metadata.google.internal/"):
         text = load_web_page(url)
         assert refused(url, text) and "make_load_web_page(allowed_hosts=" in text, text
+    # Credentials in a url never leave the machine, directly or through a proxy.
+    assert load_web_page("http://ann:s3cret@tides.example/article") == ARTICLE_TEXT
+    assert site.requests[-1][0] == "http://tides.example/article"
+    assert site.authorizations[-1] is None
     monkeypatch.setenv("NO_PROXY", "split.example")  # now fetched directly: not resolvable
     text = load_web_page("http://split.example/plain")
     assert "the host split.example cannot be resolved" in text

@@ -73,8 +73,9 @@ def parse_target(url: str) -> UrlTarget:
         raise RefusedUrl("the url's port is not valid") from None
     host = f"[{hostname}]" if ":" in hostname else hostname
     default = port is None or port == _SCHEMES[scheme]
+    netloc = host if port is None else f"{host}:{port}"
     return UrlTarget(
-        url=url.strip(),
+        url=parts._replace(netloc=netloc).geturl(),  # credentials in a url are never sent
         scheme=scheme,
         hostname=hostname,
         port=port,
