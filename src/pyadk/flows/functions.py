@@ -218,11 +218,9 @@ async def _execute_call(
     args: dict[str, Any] = dict(call.args or {})
     tool = tools_dict.get(name)
     if tool is None:
-        available = ", ".join(sorted(tools_dict)) or "none"
-        response: Any = {
-            "error": f"Tool {name!r} is not available to agent {ctx.agent.name!r}. "
-            f"Available tools: {available}."
-        }
+        from pyadk.flows.unknown_tools import answer_unknown_tool  # rare: a made-up name
+
+        response: Any = await answer_unknown_tool(ctx, name, args, tool_context, list(tools_dict))
     else:
         response = None
         confirmation = confirmations.get(call.id or "") if confirmations else None
