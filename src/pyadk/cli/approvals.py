@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyadk import types
+from pyadk.cli.compact_json import compact_json
 from pyadk.events.event import Event
 from pyadk.events.tool_confirmation import confirmation_answer, confirmation_requests
 
-MAX_SHOWN_CHARS = 500
 """Arguments and payloads longer than this are cut in the display."""
 
 YES = frozenset({"y", "yes"})
@@ -103,9 +103,3 @@ def parse_payload(value: str) -> Any | None:
 def answered_text(request: ApprovalRequest, confirmed: bool) -> str:
     """How the user's answer is shown, e.g. ``Approved pay``."""
     return f"{'Approved' if confirmed else 'Rejected'} {request.tool}"
-
-
-def compact_json(value: Any) -> str:
-    """``value`` as one line of JSON, cut to :data:`MAX_SHOWN_CHARS` (as the renderer)."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= MAX_SHOWN_CHARS else text[: MAX_SHOWN_CHARS - 1] + "…"

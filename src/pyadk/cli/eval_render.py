@@ -8,7 +8,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from pyadk.cli.render import compact_json
+from pyadk.cli.compact_json import compact_json
 from pyadk.evaluation import (
     CaseSummary,
     EvalCaseResult,

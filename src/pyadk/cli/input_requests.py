@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyadk import types
-from pyadk.cli.approvals import compact_json
+from pyadk.cli.compact_json import compact_json
 from pyadk.events.client_requests import REQUEST_INPUT_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 

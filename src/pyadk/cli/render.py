@@ -12,13 +12,13 @@ is not shown. The user's answers show as ``Approved pay``, ``Provided a credenti
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
 from pyadk.cli.approvals import approval_requests
+from pyadk.cli.compact_json import compact_json
 from pyadk.cli.credentials import credential_requests
 from pyadk.cli.input_requests import input_requests
 from pyadk.cli.node_outputs import node_output
@@ -31,22 +31,10 @@ from pyadk.events.event import Event
 from pyadk.events.outcome import OutcomeStatus
 from pyadk.events.tool_confirmation import ToolConfirmation
 
-MAX_VALUE_CHARS = 500
-"""Tool arguments and results longer than this are cut in the display."""
-
 
 def make_console(**kwargs: Any) -> Console:
     """A console that never wraps lines and never highlights or parses markup."""
     return Console(soft_wrap=True, highlight=False, **kwargs)
-
-
-def compact_json(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
-    """``value`` as one line of JSON, cut to ``limit`` characters."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class EventRenderer:
