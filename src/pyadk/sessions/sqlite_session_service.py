@@ -40,19 +40,20 @@ def sqlite_target(db_path: str | os.PathLike[str]) -> str:
     scheme, sep, _ = text.partition("://")
     if not sep or scheme.lower() not in ("sqlite", "sqlite+aiosqlite"):
         if text.lower().startswith(("sqlite:", "sqlite+aiosqlite:")):
-            raise ValueError(
-                f"Invalid SQLite URI {text!r}: use sqlite:///relative.db, "
-                "sqlite:////absolute/path.db or sqlite:///:memory:."
-            )
+            raise _invalid_url(text, "")
         return text
     url = urlsplit(text)
     if url.netloc:
-        raise ValueError(
-            f"Invalid SQLite URI {text!r}: a SQLite URL names no host; use "
-            "sqlite:///relative.db or sqlite:////absolute/path.db."
-        )
+        raise _invalid_url(text, "a SQLite URL names no host; ")
     path = unquote(url.path)[1:] or ":memory:"  # sqlite:///x.db -> x.db, //// -> /abs
     return f"file:{path}?{url.query}" if url.query else path
+
+
+def _invalid_url(text: str, why: str) -> ValueError:
+    return ValueError(
+        f"Invalid SQLite URI {text!r}: {why}use sqlite:///relative.db, "
+        "sqlite:////absolute/path.db or sqlite:///:memory:."
+    )
 
 
 class _SqliteExecutor:

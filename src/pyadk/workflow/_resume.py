@@ -60,16 +60,18 @@ def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume
         return None
     targets.discard(workflow.name)  # reached: its own resume ends here
     records = paused_runs(ctx.session.events, author=workflow.name, path=path)
+    answered_at = _earlier_answers(ctx, answers)
     for index, state in records:  # latest first: the run waiting on an answered call
         waited = {i for w in state.waiting.values() for i in w.interrupts}
-        stale = _answered_before(ctx, answers, since=index)
+        # answered after this pause record (a refused answer is followed by a new record
+        # of the same pause, so it does not count)
+        stale = {i for i, at in answered_at.items() if at > index}
         fresh = {i: v for i, v in answers.items() if i not in stale}
         if waited & fresh.keys():
             return Resume(state, graph, fresh, set(targets))
         if waited & stale:  # sent again: that run went on when it first came
             return Resume(PauseState(), graph, {})
-    stale = _answered_before(ctx, answers, since=-1)
-    fresh = {i: v for i, v in answers.items() if i not in stale}
+    fresh = {i: v for i, v in answers.items() if i not in answered_at}
     if held and records and (fresh or not answers):
         resume = Resume(records[0][1], graph, fresh, set(targets))
         if resume.selects_any():
@@ -82,16 +84,14 @@ def find_resume(workflow: Workflow, ctx: InvocationContext, path: str) -> Resume
     return None
 
 
-def _answered_before(ctx: InvocationContext, answers: dict[str, Any], *, since: int) -> set[str]:
+def _earlier_answers(ctx: InvocationContext, answers: dict[str, Any]) -> dict[str, int]:
     """Those of ``answers`` that a message of an earlier invocation answered already,
-    after the session's event ``since`` (a pause record: an answer the run refused
-    is followed by a new record of the same pause, so it does not count)."""
+    with the position in the session's events of the latest such message."""
     if not answers:
-        return set()
-    events = ctx.session.events
+        return {}
     return {
-        response.id
-        for event in events[since + 1 :]
+        response.id: position
+        for position, event in enumerate(ctx.session.events)
         if event.author == "user" and event.invocation_id != ctx.invocation_id
         for response in event.get_function_responses()
         if response.id in answers
