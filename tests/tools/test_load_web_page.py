@@ -83,6 +83,7 @@ def redirect(location: str, status: int = 302) -> Route:
 
 
 LOAD_WEB_PAGE_MODULE = importlib.import_module("pyadk.tools.load_web_page")
+WEB_PAGE_LOADER = importlib.import_module("pyadk.tools._web_page_loader")
 HTML = "text/html; charset=utf-8"
 ROUTES: dict[str, Route] = {
     "/article": answer(200, ARTICLE, Content_Type=HTML),
@@ -409,7 +410,7 @@ def test_https_to_a_vetted_address_checks_the_certificate_of_the_name(
     server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_tls.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
     trusting = ssl.create_default_context(cadata=cert.decode())
-    monkeypatch.setattr(LOAD_WEB_PAGE_MODULE, "_ssl_context", lambda: trusting)
+    monkeypatch.setattr(WEB_PAGE_LOADER, "_ssl_context", lambda: trusting)
     fake_dns["tides.example"] = ["127.0.0.1"]
     with Site(tls=server_tls) as secure:
         url = f"https://tides.example:{secure.port}/article"

@@ -18,7 +18,7 @@ class LiveRequest(BaseModel):
     ``state_delta`` is applied to the session in any case.
     """
 
-    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64", defer_build=True)
 
     content: types.Content | None = None
     """A turn sent to the model as a whole (text, or function responses)."""

@@ -13,10 +13,11 @@ import functools
 import threading
 import weakref
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from pyadk.agents.run_config import ToolThreadPoolConfig
 
 T = TypeVar("T")
@@ -35,6 +36,8 @@ def _pool(loop: asyncio.AbstractEventLoop, max_workers: int) -> ThreadPoolExecut
             weakref.finalize(loop, _shutdown, pools)
         pool = pools.get(max_workers)
         if pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # not loaded by importing pyadk
+
             pool = pools[max_workers] = ThreadPoolExecutor(
                 max_workers=max_workers, thread_name_prefix="pyadk-tool"
             )
