@@ -42,6 +42,8 @@ __all__ = [
     "Language",
     "LiveClientRealtimeInput",
     "LiveConnectConfig",
+    "LiveServerGoAway",
+    "LiveServerSessionResumptionUpdate",
     "Modality",
     "ModelContent",
     "Outcome",
@@ -580,6 +582,24 @@ class SessionResumptionConfig(_Base):
 
     handle: str | None = None
     transparent: bool | None = None
+
+
+class LiveServerSessionResumptionUpdate(_Base):
+    """A live server's new resumption handle (sent when ``session_resumption`` is set).
+
+    ``new_handle`` resumes the session at this point; it is empty when ``resumable``
+    is false (e.g. while the model generates or calls functions).
+    """
+
+    new_handle: str | None = None
+    resumable: bool | None = None
+    last_consumed_client_message_index: int | None = None
+
+
+class LiveServerGoAway(_Base):
+    """A live server's notice that it will close the connection in ``time_left``."""
+
+    time_left: str | None = None
 
 
 class SlidingWindow(_Base):

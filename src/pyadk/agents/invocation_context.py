@@ -74,6 +74,9 @@ class _InvocationCounters:
     """Calls per tool and arguments, counted when a budget limits repeats."""
     live_append_lock: asyncio.Lock | None = None
     """Live mode: serialises the session appends of the send and receive sides."""
+    live_sessions: int = 0
+    """Live mode: the model sessions started in this invocation (only the first resumes
+    the run config's ``session_resumption.handle``)."""
 
 
 @dataclass(kw_only=True)
@@ -98,6 +101,8 @@ class InvocationContext:
     run_config: RunConfig = field(default_factory=RunConfig)
     live_request_queue: LiveRequestQueue | None = None
     """Live mode (``Runner.run_live``): what the client sends to the model."""
+    live_session_resumption_handle: str | None = None
+    """Live mode: the latest handle that resumes the agent's model session."""
     _counters: _InvocationCounters = field(default_factory=_InvocationCounters, repr=False)
 
     def model_copy(self, update: dict[str, Any] | None = None) -> InvocationContext:

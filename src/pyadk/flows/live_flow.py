@@ -7,6 +7,12 @@ the model's responses become events: text (partial and whole), transcriptions,
 (concurrently, with their callbacks) and their responses go back to the model;
 ``transfer_to_agent`` closes the connection and runs the target agent live;
 ``task_completed`` (offered to the steps of a live SequentialAgent) ends the agent.
+
+Long sessions: with ``RunConfig.session_resumption`` set, the latest handle the server
+sends (``live_session_resumption_update``) is kept on the invocation context
+(``live_session_resumption_handle``); when the server announces it will close
+(``go_away``) or closes the connection, the flow reconnects with that handle (no
+history resent: the server holds it) and goes on reading the same LiveRequestQueue.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator
-from contextlib import aclosing
+from contextlib import AsyncExitStack, aclosing
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
@@ -25,6 +31,7 @@ from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.flows import functions
+from pyadk.models.base_llm_connection import LiveConnectionClosedError
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
@@ -36,6 +43,9 @@ if TYPE_CHECKING:
     from pyadk.models.base_llm_connection import BaseLlmConnection
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_RECONNECT_ATTEMPTS = 5
+"""Reconnections in a row, without a response in between, before a live run fails."""
 
 TASK_COMPLETED = "task_completed"
 """The tool a step of a live SequentialAgent calls to hand over to the next step."""
@@ -83,14 +93,37 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
     llm = agent.canonical_model
     llm_request.model = llm.model
     _set_live_connect_config(llm_request, ctx)
-    async with llm.connect(llm_request) as connection:
-        if llm_request.contents:
-            await connection.send_history(llm_request.contents)
-        session = _LiveSession(flow, ctx, connection, llm_request, queue)
-        async with aclosing(session.run()) as events:
-            async for event in events:
-                yield event
-        transfer = session.transfer_target
+    _start_resumption(ctx)
+    attempts = 0
+    unsent: LiveRequest | None = None
+    while True:
+        handle = ctx.live_session_resumption_handle
+        async with AsyncExitStack() as stack:
+            try:
+                connection = await stack.enter_async_context(
+                    llm.connect(_connect_request(llm_request, ctx, handle))
+                )
+            except Exception as error:
+                if attempts == 0 or not _can_resume(ctx):
+                    raise
+                attempts = _count_attempt(agent, attempts, error)
+                continue
+            if llm_request.contents and not handle:
+                await connection.send_history(llm_request.contents)
+            session = _LiveSession(flow, ctx, connection, llm_request, queue, unsent)
+            async with aclosing(session.run()) as events:
+                async for event in events:
+                    yield event
+        if session.lost is None:
+            break
+        attempts = 1 if session.received else _count_attempt(agent, attempts, session.lost)
+        unsent = session.unsent
+        logger.info(
+            "Live session of agent %r resumes on a new connection (%s).",
+            agent.name,
+            session.lost,
+        )
+    transfer = session.transfer_target
     if transfer is not None:
         target = agent.root_agent.find_agent(transfer)
         if target is None:
@@ -110,6 +143,7 @@ class _LiveSession:
         connection: BaseLlmConnection,
         llm_request: LlmRequest,
         queue: LiveRequestQueue,
+        unsent: LiveRequest | None = None,
     ) -> None:
         self.flow = flow
         self.ctx = ctx
@@ -119,6 +153,14 @@ class _LiveSession:
         self.side_events: asyncio.Queue[Event] = asyncio.Queue()
         self.client_closed = False
         self.transfer_target: str | None = None
+        self.unsent = unsent
+        """The client's request taken from the queue but not yet sent (carried over to
+        the next connection when this one is lost)."""
+        self.received = False
+        """The model sent something on this connection."""
+        self.lost: BaseException | str | None = None
+        """Why the connection ended while the session can be resumed (go_away, a server
+        close): the flow then reconnects."""
 
     async def run(self) -> AsyncGenerator[Event, None]:
         """The session's events, in order: received from the model (with the results of
@@ -140,6 +182,9 @@ class _LiveSession:
                 if sender in done and not sender.cancelled():
                     failure = sender.exception()
                     if failure is not None:  # e.g. a user message with a function call
+                        if _is_connection_loss(failure) and self._resumable():
+                            self.lost = failure
+                            return
                         raise failure
                 if side_event in done:
                     blocked = side_event.result()
@@ -180,34 +225,43 @@ class _LiveSession:
     async def _send_to_model(self) -> None:
         """Forwards the client's requests to the model until ``close``."""
         queue = self.queue
-        connection = self.connection
         while True:
-            request = await queue.get()
-            await self._store_user_request(request)
+            request = self.unsent
+            if request is None:
+                request = self.unsent = await queue.get()
+                await self._store_user_request(request)
+            await self._send_request(request)
+            self.unsent = None
             if request.close:
-                queue._ended = True
-                self.client_closed = True
-                await connection.close()
                 return
-            if request.activity_start is not None:
-                await connection.send_realtime(request.activity_start)
-            elif request.activity_end is not None:
-                await connection.send_realtime(request.activity_end)
-            elif request.audio_stream_end:
-                await connection.send_realtime(types.LiveClientRealtimeInput(audio_stream_end=True))
-            elif request.blob is not None:
-                await connection.send_realtime(request.blob)
-            content = request.content
-            if content is None:
-                continue
-            if content.parts and any(part.function_call for part in content.parts):
-                raise ValueError("User message cannot contain function calls.")
-            if not _only_function_responses(content):
-                blocked = await self._screen_user_content(content)
-                if blocked is not None:
-                    self.side_events.put_nowait(blocked)
-                    continue
-            await connection._send_content(content, partial=request.partial)
+
+    async def _send_request(self, request: LiveRequest) -> None:
+        """Sends one client request to the model (``close`` closes the connection)."""
+        connection = self.connection
+        if request.close:
+            self.queue._ended = True
+            self.client_closed = True
+            await connection.close()
+            return
+        if request.activity_start is not None:
+            await connection.send_realtime(request.activity_start)
+        elif request.activity_end is not None:
+            await connection.send_realtime(request.activity_end)
+        elif request.audio_stream_end:
+            await connection.send_realtime(types.LiveClientRealtimeInput(audio_stream_end=True))
+        elif request.blob is not None:
+            await connection.send_realtime(request.blob)
+        content = request.content
+        if content is None:
+            return
+        if content.parts and any(part.function_call for part in content.parts):
+            raise ValueError("User message cannot contain function calls.")
+        if not _only_function_responses(content):
+            blocked = await self._screen_user_content(content)
+            if blocked is not None:
+                self.side_events.put_nowait(blocked)
+                return
+        await connection._send_content(content, partial=request.partial)
 
     async def _store_user_request(self, request: LiveRequest) -> None:
         """Stores the user's whole content (and the request's state delta) in the
@@ -265,15 +319,41 @@ class _LiveSession:
         until the connection ends (a ``receive()`` that yields nothing)."""
         while True:
             received_any = False
-            async with aclosing(self.connection.receive()) as responses:
-                async for llm_response in responses:
-                    received_any = True
-                    async with aclosing(self._events_of(llm_response)) as events:
-                        async for event in events:
-                            yield event
+            try:
+                async with aclosing(self.connection.receive()) as responses:
+                    async for llm_response in responses:
+                        received_any = True
+                        if llm_response.live_session_resumption_update is not None:
+                            self._keep_handle(llm_response.live_session_resumption_update)
+                        elif llm_response.go_away is not None:
+                            if self._resumable():
+                                self.lost = f"go_away, time left {llm_response.go_away.time_left}"
+                                return
+                            logger.info("The live server will close: %s", llm_response.go_away)
+                        else:
+                            self.received = True
+                        async with aclosing(self._events_of(llm_response)) as events:
+                            async for event in events:
+                                yield event
+            except LiveConnectionClosedError as error:
+                if error.resumable and self._resumable():
+                    self.lost = error
+                    return
+                raise
             if not received_any or self.client_closed:
-                return  # the connection ended (or was closed: nothing more is asked for)
+                # the connection ended (or was closed: nothing more is asked for)
+                if self._resumable():
+                    self.lost = "the server closed the connection"
+                return
             await asyncio.sleep(0)
+
+    def _resumable(self) -> bool:
+        """True when a lost connection is resumed on a new one."""
+        return not self.client_closed and _can_resume(self.ctx)
+
+    def _keep_handle(self, update: types.LiveServerSessionResumptionUpdate) -> None:
+        if update.new_handle:
+            self.ctx.live_session_resumption_handle = update.new_handle
 
     async def _events_of(self, llm_response: LlmResponse) -> AsyncGenerator[Event, None]:
         ctx = self.ctx
@@ -304,6 +384,62 @@ class _LiveSession:
         )
         if response is not None:
             yield response
+
+
+def _start_resumption(ctx: InvocationContext) -> None:
+    """Sets the handle the agent's first connection resumes: the run config's
+    ``session_resumption.handle`` for the invocation's first live session; none for
+    later ones (an agent transferred to, the next step of a live sequence)."""
+    counters = ctx._counters
+    config = ctx.run_config.session_resumption
+    first = counters.live_sessions == 0
+    counters.live_sessions += 1
+    ctx.live_session_resumption_handle = (
+        config.handle if first and config is not None and config.handle else None
+    )
+
+
+def _can_resume(ctx: InvocationContext) -> bool:
+    return ctx.run_config.session_resumption is not None and bool(
+        ctx.live_session_resumption_handle
+    )
+
+
+def _connect_request(
+    llm_request: LlmRequest, ctx: InvocationContext, handle: str | None
+) -> LlmRequest:
+    """The request of one connection: ``llm_request`` with ``handle`` (None: a new
+    session) in its connect config's ``session_resumption``."""
+    live = llm_request.live_connect_config
+    resumption = live.session_resumption if live is not None else None
+    if live is None or resumption is None or resumption.handle == handle:
+        return llm_request
+    resumption = resumption.model_copy(update={"handle": handle})
+    live = live.model_copy(update={"session_resumption": resumption})
+    return llm_request.model_copy(update={"live_connect_config": live})
+
+
+def _count_attempt(agent: LlmAgent, attempts: int, error: BaseException | str) -> int:
+    """``attempts`` + 1: reconnections since the model last sent something; raises
+    ConnectionError past :data:`DEFAULT_MAX_RECONNECT_ATTEMPTS`."""
+    attempts += 1
+    if attempts <= DEFAULT_MAX_RECONNECT_ATTEMPTS:
+        return attempts
+    failure = ConnectionError(
+        f"The live session of agent {agent.name!r} could not be resumed: "
+        f"{DEFAULT_MAX_RECONNECT_ATTEMPTS} reconnect attempts in a row failed "
+        f"(last: {error})."
+    )
+    if isinstance(error, BaseException):
+        raise failure from error
+    raise failure
+
+
+def _is_connection_loss(error: BaseException) -> bool:
+    """True for the failure of a send on a connection that is gone."""
+    return isinstance(error, OSError) or any(
+        cls.__name__ == "ConnectionClosed" for cls in type(error).__mro__
+    )
 
 
 async def _stop_tasks(tasks: list[asyncio.Task[Any]]) -> None:
@@ -374,6 +510,7 @@ def _carries_something(response: LlmResponse) -> bool:
         or response.output_transcription is not None
         or response.usage_metadata is not None
         or response.grounding_metadata
+        or response.live_session_resumption_update is not None
     )
 
 

@@ -12,6 +12,19 @@ RealtimeInput = types.Blob | types.ActivityStart | types.ActivityEnd | types.Liv
 """What ``send_realtime`` takes: a blob, a user-activity signal, or ``audio_stream_end``."""
 
 
+class LiveConnectionClosedError(ConnectionError):
+    """The model's server closed a live connection abnormally (``code``: its close code).
+
+    ``resumable``: the connection was lost (not refused), so a live run configured with
+    ``RunConfig.session_resumption`` reconnects with its latest handle.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None, resumable: bool = True) -> None:
+        super().__init__(message)
+        self.code = code
+        self.resumable = resumable
+
+
 class BaseLlmConnection(abc.ABC):
     """A live model session, opened by :meth:`BaseLlm.connect`.
 
@@ -43,9 +56,10 @@ class BaseLlmConnection(abc.ABC):
     @abc.abstractmethod
     def receive(self) -> AsyncGenerator[LlmResponse, None]:
         """The model's responses: partial text, whole text, function calls,
-        transcriptions, ``turn_complete`` and ``interrupted`` signals. It may end after
-        a turn (it is then called again) and ends for good once the connection closed
-        (a call that yields nothing)."""
+        transcriptions, ``turn_complete`` and ``interrupted`` signals, session
+        resumption updates and ``go_away`` notices. It may end after a turn (it is then
+        called again) and ends for good once the connection closed (a call that yields
+        nothing); a connection lost abnormally raises :class:`LiveConnectionClosedError`."""
 
     @abc.abstractmethod
     async def close(self) -> None:

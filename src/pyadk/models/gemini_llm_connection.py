@@ -4,7 +4,10 @@ Opened by :meth:`pyadk.models.Gemini.connect`. It turns pyadk content into the
 session's client messages and the server's messages into LlmResponses: each text
 chunk as a partial response and the turn's whole text once the turn ends, function
 calls as soon as they come, transcriptions (partial chunks, then the whole finished
-text), ``interrupted`` and ``turn_complete`` signals, and usage.
+text), ``interrupted`` and ``turn_complete`` signals, usage, session resumption
+updates (``live_session_resumption_update``) and ``go_away`` notices. A connection
+reopened with a handle (``session_resumption.handle`` of the connect config) resumes
+the server's session.
 """
 
 from __future__ import annotations
@@ -14,7 +17,11 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from pyadk import types
-from pyadk.models.base_llm_connection import BaseLlmConnection, RealtimeInput
+from pyadk.models.base_llm_connection import (
+    BaseLlmConnection,
+    LiveConnectionClosedError,
+    RealtimeInput,
+)
 from pyadk.models.gemini import _api_error_text, _to_genai_content
 from pyadk.models.llm_response import LlmResponse
 
@@ -29,6 +36,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 logger = logging.getLogger(__name__)
 
 _NORMAL_CLOSE = 1000
+_LOST = frozenset({1006, 1011})
+"""Close codes of a connection lost (abnormal closure, server error): resumable."""
 
 
 class GeminiLlmConnection(BaseLlmConnection):
@@ -101,9 +110,11 @@ class GeminiLlmConnection(BaseLlmConnection):
             if error.code == _NORMAL_CLOSE or self._closed:
                 self._closed = True
                 return
-            raise ConnectionError(
+            raise LiveConnectionClosedError(
                 f"Gemini Live session of model {self._model!r} ended with code "
-                f"{error.code}: {_api_error_text(error)}"
+                f"{error.code}: {_api_error_text(error)}",
+                code=error.code,
+                resumable=error.code in _LOST,
             ) from error
         finally:
             close = getattr(messages, "aclose", None)
@@ -131,8 +142,21 @@ class GeminiLlmConnection(BaseLlmConnection):
             ]
             if calls:
                 out.append(LlmResponse(content=types.Content(role="model", parts=calls)))
+        update = message.session_resumption_update
+        if update is not None:
+            out.append(
+                LlmResponse(
+                    live_session_resumption_update=types.LiveServerSessionResumptionUpdate(
+                        new_handle=update.new_handle,
+                        resumable=update.resumable,
+                        last_consumed_client_message_index=update.last_consumed_client_message_index,
+                    )
+                )
+            )
         if message.go_away is not None:
             logger.info("Gemini Live session will close soon: %s", message.go_away)
+            go_away = types.LiveServerGoAway(time_left=message.go_away.time_left)
+            out.append(LlmResponse(go_away=go_away))
         return out
 
     def _server_content(self, content: Any) -> list[LlmResponse]:

@@ -34,3 +34,7 @@ class LlmResponse(_Base):
     """Live mode: text transcribed from the user's audio."""
     output_transcription: types.Transcription | None = None
     """Live mode: text transcribed from the model's audio."""
+    live_session_resumption_update: types.LiveServerSessionResumptionUpdate | None = None
+    """Live mode: the server's new session resumption handle."""
+    go_away: types.LiveServerGoAway | None = None
+    """Live mode: the server will close the connection soon."""

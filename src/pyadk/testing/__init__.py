@@ -28,7 +28,10 @@ from pyadk.testing.fixture_server import (
 from pyadk.testing.scripted_live_model import (
     ScriptedLiveConnection,
     ScriptedLiveModel,
+    ServerClose,
+    go_away,
     live_responses,
+    resumption_update,
 )
 from pyadk.testing.scripted_models import (
     FunctionModel,
@@ -88,6 +91,7 @@ __all__ = [
     "ScriptedLiveModel",
     "ScriptedModel",
     "SentResult",
+    "ServerClose",
     "Stream",
     "TestRunner",
     "Wire",
@@ -95,8 +99,10 @@ __all__ = [
     "cassette_llm",
     "cassette_path",
     "function_call",
+    "go_away",
     "json_response",
     "live_responses",
+    "resumption_update",
     "simplify_events",
     "sse_response",
     "tool_calls",

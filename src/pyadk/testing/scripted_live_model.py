@@ -25,19 +25,44 @@ from pyadk.testing.scripted_models import (
 _END = object()
 
 
-def live_responses(reply: Reply) -> list[LlmResponse] | BaseException:
+class ServerClose:
+    """A scripted live server closing the connection (put it in a reply's list of
+    responses): ``receive()`` ends there, as when the real server closes. With
+    ``RunConfig.session_resumption`` and a handle, the live run reconnects."""
+
+    def __repr__(self) -> str:
+        return "ServerClose()"
+
+
+def resumption_update(handle: str) -> LlmResponse:
+    """A scripted live server's ``session_resumption_update`` with a new ``handle``."""
+    update = types.LiveServerSessionResumptionUpdate(new_handle=handle, resumable=True)
+    return LlmResponse(live_session_resumption_update=update)
+
+
+def go_away(time_left: str = "10s") -> LlmResponse:
+    """A scripted live server's ``go_away`` notice (it will close the connection)."""
+    return LlmResponse(go_away=types.LiveServerGoAway(time_left=time_left))
+
+
+def live_responses(reply: Reply) -> list[LlmResponse | ServerClose] | BaseException:
     """What a live model sends for one scripted reply.
 
     A string, Part, list of parts or Content: the whole content, then ``turn_complete``.
     A :class:`~pyadk.testing.Stream`: each chunk as a partial response, the whole text,
-    then ``turn_complete``. An LlmResponse, or a list of them: sent as they are (no
-    ``turn_complete`` added). An exception: raised by ``receive()``.
+    then ``turn_complete``. An LlmResponse, a :class:`ServerClose`, or a list of them:
+    sent as they are (no ``turn_complete`` added; a ServerClose ends the connection).
+    An exception: raised by ``receive()``.
     """
     if isinstance(reply, BaseException):
         return reply
-    if isinstance(reply, LlmResponse):
+    if isinstance(reply, LlmResponse | ServerClose):
         return [reply]
-    if isinstance(reply, list) and reply and all(isinstance(r, LlmResponse) for r in reply):
+    if (
+        isinstance(reply, list)
+        and reply
+        and all(isinstance(r, LlmResponse | ServerClose) for r in reply)
+    ):
         return list(reply)
     done = LlmResponse(turn_complete=True)
     if isinstance(reply, Stream):
@@ -54,7 +79,9 @@ class ScriptedLiveConnection(BaseLlmConnection):
     """One connection of a :class:`ScriptedLiveModel`; records what it was sent.
 
     ``sent`` holds, in order, every content and realtime input after the history
-    (``history``); ``partial_contents`` the contents sent as part of a turn.
+    (``history``); ``partial_contents`` the contents sent as part of a turn;
+    ``resumption_handle`` the handle it was opened with (a resumed session) or None.
+    ``closed_by_server``: a scripted :class:`ServerClose` ended it.
     """
 
     def __init__(self, model: ScriptedLiveModel, request: LlmRequest) -> None:
@@ -64,7 +91,15 @@ class ScriptedLiveConnection(BaseLlmConnection):
         self.sent: list[types.Content | RealtimeInput] = []
         self.partial_contents: list[types.Content] = []
         self.closed = False
+        self.closed_by_server = False
         self._out: asyncio.Queue[Any] = asyncio.Queue()
+
+    @property
+    def resumption_handle(self) -> str | None:
+        """The ``session_resumption.handle`` of the connect config (None: a new session)."""
+        live = self.request.live_connect_config
+        resumption = live.session_resumption if live is not None else None
+        return resumption.handle if resumption is not None else None
 
     def _check_open(self) -> None:
         if self.closed:
@@ -125,6 +160,9 @@ class ScriptedLiveConnection(BaseLlmConnection):
             item = await self._out.get()
             if item is _END:
                 return
+            if isinstance(item, ServerClose):
+                self.closed = self.closed_by_server = True
+                return
             if isinstance(item, BaseException):
                 raise item
             yield item
@@ -144,14 +182,21 @@ class ScriptedLiveModel(BaseLlm):
     ``reply_to_realtime`` is set. Replies are those :func:`live_responses` describes.
     An input beyond the script makes ``receive()`` raise :class:`ScriptExhaustedError`.
 
-    ``connect_error`` makes ``connect()`` raise it (a model that cannot be reached).
+    ``connect_error`` makes ``connect()`` raise it (a model that cannot be reached);
+    ``reconnect_error`` only when the connection resumes a session (its connect config
+    has a ``session_resumption.handle``): a server that cannot resume.
     ``requests`` and ``connections`` record each connection and what it was sent.
+
+    Long sessions: script the server's :func:`resumption_update`, :func:`go_away` and
+    :class:`ServerClose` in a reply's list; replies go on across connections (a resumed
+    connection answers the next input with the next reply).
     """
 
     model: str = "scripted-live"
     replies: list[Any] = Field(default_factory=list)
     reply_to_realtime: bool = False
     connect_error: BaseException | None = None
+    reconnect_error: BaseException | None = None
     reply_count: int = 0
     """How many replies were played so far."""
     requests: list[LlmRequest] = Field(default_factory=list)
@@ -166,6 +211,8 @@ class ScriptedLiveModel(BaseLlm):
         if self.connect_error is not None:
             raise self.connect_error
         connection = ScriptedLiveConnection(self, llm_request)
+        if self.reconnect_error is not None and connection.resumption_handle:
+            raise self.reconnect_error
         self.connections.append(connection)
         try:
             yield connection
