@@ -70,6 +70,7 @@ def make_router(ctx: ServerContext) -> APIRouter:
             root_agent=runner.agent,
             filter_handoff_text=ctx.settings.filter_handoff_text,
         )
+        converter.answering(body.new_message)  # to name a refused input answer
         run = UiRun(
             converter,
             app_name=body.app_name,

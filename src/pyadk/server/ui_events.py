@@ -206,6 +206,42 @@ class CredentialAnswer(BaseModel):
     """True for an OAuth2 / OpenID Connect answer (a sign-in)."""
 
 
+class InputRequiredEvent(_UiBase):
+    """A graph workflow node asks the user for input (a ``RequestInput``: google-adk's
+    ``adk_request_input`` call): the turn ends here. Answer it in the next turn with a
+    ``functionResponse`` part ``{"id": requestId, "name": "adk_request_input",
+    "response": {"result": value}}``; the workflow then goes on. The same ``requestId``
+    again means the request waits again (its answer was refused): show it unanswered."""
+
+    type: Literal["input_required"] = "input_required"
+    internal: Literal[False] = False
+    request_id: str
+    """The id of the ``adk_request_input`` call (the node's ``interrupt_id``): the
+    ``id`` of the answer."""
+    node: str | None = None
+    """The name of the asking node."""
+    node_path: str | None = None
+    """Its path in the run (``booking@1/seats@1``)."""
+    message: str | None = None
+    """What to ask the user."""
+    payload: Any = None
+    """Data the node attached to its request, if any."""
+    response_schema: dict[str, Any] | None = None
+    """The JSON schema the answer must fit (None: any text)."""
+
+
+class InputAnswer(BaseModel):
+    """One answer to an ``input_required`` event, in a ``user_message``."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    request_id: str | None
+    node: str | None = None
+    """The asking node, when the request is known (it is in session history)."""
+    value: Any = None
+    """The answer as sent (``response.result``, or the whole response otherwise)."""
+
+
 class ContentEvent(_UiBase):
     """A text delta of a chat message: append ``delta`` to message ``messageId``."""
 
@@ -239,6 +275,9 @@ class ErrorEvent(_UiBase):
     error_type: str | None = None
     """The exception class name, or the model's error code."""
     fatal: bool
+    request_ids: list[str] = Field(default_factory=list)
+    """The input requests whose answer the run refused (``InputAnswerError``): they
+    wait again and can be answered once more."""
 
 
 class DoneEvent(_UiBase):
@@ -260,11 +299,14 @@ class UserMessageEvent(_UiBase):
     text: str
     """The message's text; for an answer to approval requests, one line per answer
     ("Approved pay", "Rejected pay"); for an answer to credential requests, one line per
-    answer ("Signed in", "Provided a credential": never the credential)."""
+    answer ("Signed in", "Provided a credential": never the credential); for an answer
+    to input requests, the answers themselves."""
     approvals: list[ApprovalDecision] = Field(default_factory=list)
     """The approval requests this message answers (empty for an ordinary message)."""
     credentials: list[CredentialAnswer] = Field(default_factory=list)
     """The credential requests this message answers (empty for an ordinary message)."""
+    inputs: list[InputAnswer] = Field(default_factory=list)
+    """The input requests this message answers (empty for an ordinary message)."""
 
 
 UiEvent = Annotated[
@@ -275,6 +317,7 @@ UiEvent = Annotated[
     | ToolProgressEvent
     | ApprovalRequiredEvent
     | AuthRequiredEvent
+    | InputRequiredEvent
     | ContentEvent
     | FinalEvent
     | ErrorEvent
@@ -297,6 +340,7 @@ UI_EVENT_TYPES: tuple[str, ...] = (
     "tool_progress",
     "approval_required",
     "auth_required",
+    "input_required",
     "content",
     "final",
     "error",

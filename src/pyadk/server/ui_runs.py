@@ -18,7 +18,7 @@ from typing import Any
 from pyadk.events.event import Event
 from pyadk.server.turn_start import TurnStart
 from pyadk.server.ui_convert import UiEventConverter
-from pyadk.server.ui_events import UiEvent
+from pyadk.server.ui_events import ErrorEvent, UiEvent
 
 logger = logging.getLogger(__name__)
 
@@ -90,9 +90,15 @@ async def drive_run(run: UiRun, events: AsyncGenerator[Event, None]) -> None:
         raise
     except Exception as exc:
         run.turn.end(exc)
-        if run.turn.refusal is None:  # a refused turn is answered with HTTP 409
+        failed = converter.fail(exc)
+        # A refused turn is answered with HTTP 409; a refused input answer is the
+        # client's mistake, told in the stream (its error names the request).
+        refused = any(isinstance(e, ErrorEvent) and e.request_ids for e in failed)
+        if run.turn.refusal is None and not refused:
             logger.exception("UI run %s failed", run.run_id)
-        run.publish(converter.fail(exc), finished=True)
+        elif refused:
+            logger.info("UI run %s: answer refused: %s", run.run_id, exc)
+        run.publish(failed, finished=True)
 
 
 class UiRunRegistry:

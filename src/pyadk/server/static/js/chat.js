@@ -1,12 +1,63 @@
 // The chat transcript: user messages, the agents' answers (content deltas, then
-// `final` replaces the text), approval cards (`approval_required`: Approve / Reject) and
-// credential cards (`auth_required`: a key or token, or a sign-in). Internal events
-// never reach it.
+// `final` replaces the text), approval cards (`approval_required`: Approve / Reject),
+// credential cards (`auth_required`: a key or token, or a sign-in) and input cards
+// (`input_required`: a workflow node's question, with a form). Internal events never
+// reach it.
 
 import {el, jsonDetails, stickToBottom} from "./dom.js";
 
 /** Scheme types whose credential comes from signing in (the rest: a key or a token). */
 export const SIGN_IN_SCHEMES = new Set(["oauth2", "openIdConnect"]);
+
+/** JSON schema types an input card has a plain field for (the rest: a JSON field). */
+const SCALAR_TYPES = new Set(["string", "integer", "number", "boolean"]);
+
+/** The field of a value of JSON schema `schema` (a scalar; anything else: JSON text). */
+function inputField(schema, label) {
+  const type = schema?.type;
+  if (type === "boolean") {
+    return el("select", {class: "answer-field", "aria-label": label},
+      el("option", {value: "true", text: "true"}), el("option", {value: "false", text: "false"}));
+  }
+  if (type === "integer" || type === "number") {
+    return el("input", {type: "number", class: "answer-field", step: type === "integer" ? "1" : "any", "aria-label": label});
+  }
+  if (SCALAR_TYPES.has(type) || !schema) return el("input", {type: "text", class: "answer-field", autocomplete: "off", "aria-label": label});
+  return el("textarea", {class: "answer-field json", rows: "3", spellcheck: "false", placeholder: "JSON", "aria-label": label});
+}
+
+/** The value of a field made by `inputField` (throws an Error saying what to fix). */
+function fieldValue(field, schema, name) {
+  const type = schema?.type;
+  const raw = field.value.trim();
+  const what = name ? `${name}: ` : "";
+  if (type === "boolean") return raw === "true";
+  if (type === "integer" || type === "number") {
+    if (raw === "") throw new Error(`${what}type ${type === "integer" ? "a whole number" : "a number"}.`);
+    return Number(raw);
+  }
+  if (SCALAR_TYPES.has(type) || !schema) {
+    if (raw === "" && !name) throw new Error("Type your answer.");
+    return field.value;
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new Error(`${what}not valid JSON.`);
+  }
+}
+
+/** An object schema whose properties are all scalars gets one field per property. */
+function perProperty(schema) {
+  const properties = schema?.type === "object" ? schema.properties : null;
+  if (!properties || !Object.keys(properties).length) return null;
+  return Object.values(properties).every((p) => SCALAR_TYPES.has(p?.type)) ? properties : null;
+}
+
+/** How an answer reads in the chat (the server's user_message text is the same). */
+export function answerText(value) {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
 
 function secretLabel(ev) {
   if (ev.schemeType === "apiKey") return "API key";
@@ -44,14 +95,17 @@ function signInLink(uri) {
 export class Chat {
   /** `onDecide(ev, confirmed)` is called when an approval card's button is clicked,
    * `onCredential(ev, value)` when a credential card is submitted (value: the key or
-   * token, or the redirect URL a sign-in ended on). */
-  constructor(root, {onDecide = () => {}, onCredential = () => {}} = {}) {
+   * token, or the redirect URL a sign-in ended on), `onInput(ev, value)` when an input
+   * card is submitted (value: the answer, typed by the request's schema). */
+  constructor(root, {onDecide = () => {}, onCredential = () => {}, onInput = () => {}} = {}) {
     this.root = root;
     this.onDecide = onDecide;
     this.onCredential = onCredential;
+    this.onInput = onInput;
     this.messages = new Map(); // messageId -> {node, body, text, deltas}
     this.approvals = new Map(); // requestId -> {node, buttons, decision, confirmed}
     this.credentials = new Map(); // requestId -> {node, controls, input, error, decision, provided}
+    this.inputs = new Map(); // requestId -> {node, form, controls, error, shown, answered}
     this.locked = false;
   }
 
@@ -59,6 +113,7 @@ export class Chat {
     this.messages.clear();
     this.approvals.clear();
     this.credentials.clear();
+    this.inputs.clear();
     this.root.replaceChildren();
   }
 
@@ -71,6 +126,9 @@ export class Chat {
     }
     for (const card of this.credentials.values()) {
       if (!card.provided) for (const control of card.controls) control.disabled = locked;
+    }
+    for (const card of this.inputs.values()) {
+      if (!card.answered) for (const control of card.controls) control.disabled = locked;
     }
   }
 
@@ -187,6 +245,83 @@ export class Chat {
     card.error.textContent = provided ? "" : message;
   }
 
+  /**
+   * A card with a workflow node's question and a form for the answer: a text field
+   * (no schema, or a string), a number field, true / false, a field per property (an
+   * object of scalars), or a JSON field (anything else). The same request again (its
+   * answer was refused) opens the card again.
+   */
+  input(ev) {
+    if (this.inputs.has(ev.requestId)) {
+      this.answered(ev.requestId, null);
+      return;
+    }
+    const schema = ev.responseSchema ?? null;
+    const properties = perProperty(schema);
+    const fields = properties
+      ? Object.entries(properties).map(([name, property]) => ({name, property, field: inputField(property, name)}))
+      : [{name: null, property: schema, field: inputField(schema, ev.message ?? "Your answer")}];
+    const submit = el("button", {type: "submit", class: "answer-submit", text: "Send"});
+    const error = el("div", {class: "input-error", role: "alert"});
+    const decision = el("span", {class: "decision", text: "Waiting for your answer"});
+    const form = el("form", {class: "input-form", onsubmit: (e) => {
+      e.preventDefault();
+      let value;
+      try {
+        if (!properties) {
+          value = fieldValue(fields[0].field, schema, null);
+        } else {
+          value = {};
+          for (const {name, property, field} of fields) {
+            if (property.type === "string" && field.value === "" && !(schema.required ?? []).includes(name)) continue;
+            value[name] = fieldValue(field, property, name);
+          }
+        }
+      } catch (problem) {
+        error.textContent = problem.message;
+        return;
+      }
+      error.textContent = "";
+      this.onInput(ev, value);
+    }},
+    fields.map(({name, property, field}) => (name
+      ? el("label", {}, `${property.title ?? name}${property.description ? ` (${property.description})` : ""}:`, field)
+      : field)),
+    el("div", {class: "actions"}, submit, decision), error);
+    const controls = [...fields.map((f) => f.field), submit];
+    for (const control of controls) control.disabled = this.locked;
+    const shown = el("div", {class: "answer-text", hidden: true});
+    const type = schema?.type;
+    const node = el("div", {class: "msg input", dataset: {requestId: ev.requestId, state: "pending", schema: type ?? ""}},
+      el("div", {class: "meta", text: `${ev.agent ?? "workflow"}${ev.node ? ` · ${ev.node}` : ""} · asks for your input`}),
+      el("div", {class: "what", text: ev.message || "Input requested"}),
+      schema && type !== "string" ? jsonDetails("expected answer (JSON schema)", schema, {cls: "schema"}) : null,
+      ev.payload !== null && ev.payload !== undefined ? jsonDetails("payload", ev.payload, {cls: "payload"}) : null,
+      form, shown);
+    this.inputs.set(ev.requestId, {node, form, controls, error, shown, answered: false});
+    this.add(node);
+  }
+
+  /** Shows the answer `text` on input card `requestId` in place of its form (`text`
+   * null: unanswered again, `message` says why; the form can be sent again). */
+  answered(requestId, text, message = "") {
+    const card = this.inputs.get(requestId);
+    if (!card) return;
+    const answered = text !== null && text !== undefined;
+    card.answered = answered;
+    card.form.hidden = answered;
+    card.shown.hidden = !answered;
+    card.shown.textContent = answered ? text : "";
+    for (const control of card.controls) control.disabled = answered || this.locked;
+    card.node.dataset.state = answered ? "answered" : "pending";
+    card.error.textContent = answered ? "" : message;
+  }
+
+  /** Input cards nobody answered yet. */
+  waitingInputs() {
+    return [...this.inputs.values()].filter((card) => !card.answered).length;
+  }
+
   /** Approval cards nobody answered yet. */
   waiting() {
     return [...this.approvals.values()].filter((card) => card.confirmed === null).length;
@@ -204,6 +339,10 @@ export class Chat {
         this.user(ev.text);
         for (const answer of ev.approvals ?? []) this.decided(answer.requestId, answer.confirmed);
         for (const answer of ev.credentials ?? []) this.provided(answer.requestId, true);
+        for (const answer of ev.inputs ?? []) this.answered(answer.requestId, answerText(answer.value));
+        break;
+      case "input_required":
+        this.input(ev);
         break;
       case "approval_required":
         this.approval(ev);
@@ -238,6 +377,7 @@ export class Chat {
         this.add(el("div", {class: "msg error"},
           el("div", {class: "meta", text: `${ev.errorType || "Error"}${ev.agent ? ` · ${ev.agent}` : ""}`}),
           el("div", {class: "body", text: ev.message})));
+        for (const requestId of ev.requestIds ?? []) this.answered(requestId, null, ev.message); // refused
         break;
       case "done":
         for (const message of this.messages.values()) message.node.classList.remove("streaming");

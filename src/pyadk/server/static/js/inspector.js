@@ -28,6 +28,7 @@ function summary(ev) {
     case "tool_progress": return `${ev.tool}: ${progressText(ev)}`;
     case "approval_required": return `${ev.tool}(${JSON.stringify(ev.args)}) needs approval`;
     case "auth_required": return `${ev.tool ?? "a tool call"} needs a credential (${ev.schemeType ?? "?"})`;
+    case "input_required": return `${ev.node ?? "a node"} asks: ${ev.message ?? ""}`;
     case "content": return ev.delta;
     case "final": return `${ev.interim ? "[interim] " : ""}${ev.text}`;
     case "error": return `${ev.errorType || "error"}: ${ev.message}`;
@@ -121,7 +122,7 @@ export class Invocations {
       this.pending = null;
       record = {
         ...seed, id: ev.invocationId, agents: [], tools: 0, failedTools: 0, errors: [],
-        calls: new Set(), approvals: [], credentials: [], outcomes: [], answer: null,
+        calls: new Set(), approvals: [], credentials: [], inputs: [], outcomes: [], answer: null,
         status: seed.live ? "running" : null,
         start: ev.timestamp, end: ev.timestamp, node: el("article", {class: "invocation"}),
       };
@@ -144,6 +145,7 @@ export class Invocations {
     if (ev.type === "tool_end" && ev.isError) record.failedTools += 1;
     if (ev.type === "approval_required") record.approvals.push(ev.tool);
     if (ev.type === "auth_required") record.credentials.push(ev.tool ?? "a tool");
+    if (ev.type === "input_required") record.inputs.push(ev.node ?? "a node");
     if (ev.type === "error") record.errors.push(ev.message);
     if (ev.type === "thinking" && ev.kind === "outcome") record.outcomes.push(ev);
     if (ev.type === "final" && !ev.interim && !ev.truncated && ev.text) record.answer = ev.text;
@@ -157,7 +159,7 @@ export class Invocations {
   render(record) {
     // A turn that ended asking for approval or a credential is "waiting": the answer is
     // the next turn.
-    const asked = record.approvals.length || record.credentials.length;
+    const asked = record.approvals.length || record.credentials.length || record.inputs.length;
     const waiting = asked && (record.status ?? "completed") === "completed";
     const status = waiting ? "waiting"
       : record.status ?? (record.errors.length ? "error" : record.answer ? "completed" : "no answer");
@@ -172,6 +174,7 @@ export class Invocations {
         el("span", {text: `tools: ${record.tools}${record.failedTools ? ` (${record.failedTools} failed)` : ""}`}),
         record.approvals.length ? el("span", {text: `approval asked: ${record.approvals.join(", ")}`}) : null,
         record.credentials.length ? el("span", {text: `credential asked: ${record.credentials.join(", ")}`}) : null,
+        record.inputs.length ? el("span", {text: `input asked: ${record.inputs.join(", ")}`}) : null,
         seconds !== null ? el("span", {text: `${seconds} s`}) : null),
       record.outcomes.length
         ? el("ul", {class: "outcomes"}, record.outcomes.map((o) =>

@@ -3,7 +3,7 @@
 // the session is rebuilt from GET .../sessions/{id}/ui-events (the same UI events).
 
 import {Api} from "./api.js";
-import {Chat, SIGN_IN_SCHEMES} from "./chat.js";
+import {Chat, SIGN_IN_SCHEMES, answerText} from "./chat.js";
 import {el} from "./dom.js";
 import {Invocations, Timeline, wireTabs} from "./inspector.js";
 import {RunOptionsPanel} from "./options.js";
@@ -18,6 +18,7 @@ const views = {
   chat: new Chat($("chat"), {
     onDecide: (ev, confirmed) => guard(answer)(ev, confirmed),
     onCredential: (ev, value) => guard(provide)(ev, value),
+    onInput: (ev, value) => guard(reply)(ev, value),
   }),
   thinking: new ThinkingPanel($("thinking")),
   timeline: new Timeline($("timeline")),
@@ -206,6 +207,21 @@ async function provide(ev, value) {
   }
 }
 
+/**
+ * Answers an input card: the next turn's message is a functionResponse to its
+ * adk_request_input call, `{"result": value}`; the workflow goes on from the asking
+ * node. The chat shows the answer. A refused answer (the run's fatal error names the
+ * request in `requestIds`, or HTTP 400 / 409 before the run) opens the card again.
+ */
+async function reply(ev, value) {
+  if (current.running || !current.session) return;
+  const shown = answerText(value);
+  const response = {id: ev.requestId, name: "adk_request_input", response: {result: value}};
+  views.chat.answered(ev.requestId, shown);
+  const started = await runTurn({text: shown, parts: [{functionResponse: response}]});
+  if (!started) views.chat.answered(ev.requestId, null, current.error ?? "The answer was not accepted.");
+}
+
 /** Runs one turn with the message `parts` (shown in the chat as `text`), or resumes
  * `invocationId`; false when the server refused it before the run started. */
 async function runTurn({text, parts, invocationId}) {
@@ -245,8 +261,10 @@ async function runTurn({text, parts, invocationId}) {
     await loadSessions();
     const waiting = views.chat.waiting();
     const credentials = views.chat.waitingCredentials();
+    const inputs = views.chat.waitingInputs();
     status(waiting ? `Waiting for your approval (${waiting} tool call${waiting > 1 ? "s" : ""})`
       : credentials ? `Waiting for your credential (${credentials} request${credentials > 1 ? "s" : ""})`
+        : inputs ? `Waiting for your input (${inputs} request${inputs > 1 ? "s" : ""})`
         : current.done === "budget" ? "Turn stopped: it reached its budget (Run options)" : "Ready");
   } catch (error) {
     current.error = error.message;

@@ -122,6 +122,9 @@ export class ThinkingPanel {
         this.showCredential(ev.callId);
         break;
       }
+      case "input_required":
+        this.entry(ev, "input", el("span", {class: "what", text: `${ev.node ?? "a node"} asks for input: ${clip(ev.message || "(no message)", 60)}`}));
+        break;
       case "user_message":
         this.turn(ev);
         for (const answer of ev.approvals ?? []) this.decided(answer.callId, answer.confirmed);

@@ -1,0 +1,293 @@
+"""Input requests in the UI protocol: a graph workflow node's ``RequestInput`` (an
+``adk_request_input`` call) is ``input_required`` (not a ``tool_start``); the answer,
+posted over real HTTP as the next turn's functionResponse, resumes the workflow; an
+answer that does not fit is a fatal ``error`` naming the request, which waits again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from server_support import LiveServer, read_sse, run_body
+
+from pyadk import types
+from pyadk.events import Event
+from pyadk.events.client_requests import REQUEST_INPUT_FUNCTION_CALL_NAME
+from pyadk.server import create_app, ui_convert
+from pyadk.server.ui_convert import UiEventConverter
+from pyadk.server.ui_events import UI_EVENT_ADAPTER, UiEvent
+from pyadk.testing import TestRunner
+from pyadk.workflow import START, InputAnswerError, RequestInput, Workflow
+from pyadk.workflow._node_events import NODE_INFO
+from pyadk.workflow._pause_state import PAUSED
+
+PLAN = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "nights": {"type": "integer"}},
+    "required": ["city"],
+}
+
+
+class Booking:
+    """A workflow asking how many seats (an integer), then booking them and saying so."""
+
+    def __init__(self, schema: Any = int) -> None:
+        self.schema = schema
+        self.booked: list[Any] = []
+
+    def workflow(self) -> Workflow:
+        def seats(node_input: types.Content) -> RequestInput:
+            return RequestInput(
+                message="How many seats?", response_schema=self.schema, payload={"max": 8}
+            )
+
+        def book(node_input: Any) -> Any:
+            self.booked.append(node_input)
+            text = f"Booked {node_input} seats."
+            yield Event(
+                author="booking",
+                content=types.Content.model_validate({"role": "model", "parts": [{"text": text}]}),
+            )
+            yield text
+
+        return Workflow(name="booking", edges=[(START, seats, book)])
+
+
+def answer_content(request_id: str, value: Any) -> types.Content:
+    return types.Content.model_validate({"role": "user", "parts": answer_parts(request_id, value)})
+
+
+def answer_parts(request_id: str, value: Any) -> list[dict[str, Any]]:
+    """The answer as google-adk's clients send it: ``{"result": value}``."""
+    response = {"id": request_id, "name": REQUEST_INPUT_FUNCTION_CALL_NAME}
+    return [{"functionResponse": {**response, "response": {"result": value}}}]
+
+
+def run_ui(agent: Any, events: list[Event], run_id: str = "r") -> list[UiEvent]:
+    converter = UiEventConverter(run_id=run_id, root_agent=agent)
+    return [ui for event in events for ui in converter.convert(event)] + converter.finish()
+
+
+# -- the converter ------------------------------------------------------------------
+
+
+async def test_a_request_for_input_is_input_required_not_a_tool_call() -> None:
+    workflow = Booking().workflow()
+
+    ui = run_ui(workflow, await TestRunner(workflow).run("book a table"))
+
+    assert [e.type for e in ui] == ["agent_active", "input_required", "done"]
+    asked = ui[1]
+    assert asked.type == "input_required"
+    data = asked.to_json_dict()
+    assert {
+        k: data[k] for k in data if k not in ("id", "invocationId", "eventId", "timestamp")
+    } == {
+        "v": 1,
+        "type": "input_required",
+        "seq": 2,
+        "runId": "r",
+        "agent": "booking",
+        "internal": False,
+        "requestId": asked.request_id,
+        "node": "seats",
+        "nodePath": "booking@1/seats@1",
+        "message": "How many seats?",
+        "payload": {"max": 8},
+        "responseSchema": {"type": "integer"},
+    }
+    assert asked.request_id
+    assert UI_EVENT_ADAPTER.validate_python(data) == asked
+    assert ui[2].type == "done" and ui[2].reason == "completed"
+
+
+async def test_a_json_schema_and_no_schema_are_passed_on() -> None:
+    with_plan = Booking(PLAN).workflow()
+    free = Booking(None).workflow()
+
+    [planned] = [
+        e
+        for e in run_ui(with_plan, await TestRunner(with_plan).run("go"))
+        if e.type == "input_required"
+    ]
+    [anything] = [
+        e for e in run_ui(free, await TestRunner(free).run("go")) if e.type == "input_required"
+    ]
+
+    assert planned.response_schema == PLAN
+    assert anything.response_schema is None
+
+
+async def test_the_answer_resumes_the_workflow_and_history_shows_it() -> None:
+    booking = Booking()
+    workflow = booking.workflow()
+    runner = TestRunner(workflow)
+    asked = run_ui(workflow, await runner.run("book a table"), "r1")[1]
+
+    second = run_ui(workflow, await runner.run(answer_content(asked.request_id, "3")), "r2")
+
+    assert booking.booked == [3]
+    assert [e.type for e in second] == ["agent_active", "content", "final", "done"]
+    assert second[2].text == "Booked 3 seats." and second[-1].final_text == "Booked 3 seats."
+
+    session = await runner.session()
+    history = [e for e in run_ui(workflow, session.events, "history") if e.type != "done"]
+    users = [e for e in history if e.type == "user_message"]
+    assert [e.text for e in users] == ["book a table", "3"]
+    assert users[0].inputs == []
+    assert users[1].to_json_dict()["inputs"] == [
+        {"requestId": asked.request_id, "node": "seats", "value": "3"}
+    ]
+    assert [e.type for e in history].count("input_required") == 1
+
+
+async def test_a_json_answer_reads_as_compact_json_in_the_chat() -> None:
+    booking = Booking(PLAN)
+    workflow = booking.workflow()
+    runner = TestRunner(workflow)
+    asked = run_ui(workflow, await runner.run("plan"))[1]
+
+    await runner.run(answer_content(asked.request_id, {"city": "Zürich", "nights": 2}))
+
+    session = await runner.session()
+    users = [e for e in run_ui(workflow, session.events) if e.type == "user_message"]
+    assert users[-1].text == '{"city":"Zürich","nights":2}'  # as the browser's JSON.stringify
+    assert users[-1].inputs[0].value == {"city": "Zürich", "nights": 2}
+    assert booking.booked == [{"city": "Zürich", "nights": 2}]
+
+
+async def test_a_refused_answer_names_the_request_which_waits_again() -> None:
+    booking = Booking()
+    workflow = booking.workflow()
+    runner = TestRunner(workflow)
+    asked = run_ui(workflow, await runner.run("book"), "r1")[1]
+    message = answer_content(asked.request_id, "many")
+    converter = UiEventConverter(run_id="r2", root_agent=workflow)
+    converter.answering(message)  # the live run's own message (never yielded)
+    live: list[UiEvent] = []
+
+    with pytest.raises(InputAnswerError) as refused:
+        async for event in runner.run_async(
+            user_id=runner.user_id, session_id=runner.session_id, new_message=message
+        ):
+            live += converter.convert(event)
+    live += converter.fail(refused.value)
+
+    assert booking.booked == []
+    error, done = live[-2], live[-1]
+    assert error.type == "error" and done.type == "done"
+    assert (error.error_type, error.fatal, error.request_ids) == (
+        "InputAnswerError",
+        True,
+        [asked.request_id],
+    )
+    assert "does not fit the requested input" in error.message and "'many'" in error.message
+    assert done.reason == "error"
+
+    # history: the refused answer, then the same request again (a reload shows it open)
+    session = await runner.session()
+    history = [e for e in run_ui(workflow, session.events) if e.type != "thinking"]
+    assert [e.type for e in history] == [
+        "user_message",
+        "agent_active",
+        "input_required",
+        "user_message",
+        "input_required",
+        "done",
+    ]
+    again = history[4]
+    assert again.type == "input_required" and again.request_id == asked.request_id
+    assert (again.message, again.node, again.response_schema) == (
+        "How many seats?",
+        "seats",
+        {"type": "integer"},
+    )
+
+    # answered again, the run goes on from the same request
+    final = run_ui(workflow, await runner.run(answer_content(asked.request_id, 4)), "r3")
+    assert booking.booked == [4] and final[-1].final_text == "Booked 4 seats."
+
+
+def test_other_failures_name_no_request() -> None:
+    converter = UiEventConverter(run_id="r")
+    converter.answering(answer_content("ask-1", "x"))
+
+    error, done = converter.fail(RuntimeError("disk full"))
+
+    assert error.type == "error" and error.request_ids == [] and done.type == "done"
+
+
+def test_the_converter_reads_the_workflow_metadata_keys() -> None:
+    # ui_convert does not import pyadk.workflow: its keys must stay the workflow's
+    assert ui_convert.WORKFLOW_PAUSED == PAUSED
+    assert ui_convert.NODE_INFO == NODE_INFO
+
+
+# -- over real HTTP -----------------------------------------------------------------
+
+
+@pytest.fixture
+def booking() -> Booking:
+    return Booking()
+
+
+@pytest.fixture
+def client(serve: Callable[[Any], LiveServer], booking: Booking) -> httpx.Client:
+    client = serve(create_app(agents={"booking": booking.workflow()})).client()
+    client.post("/apps/booking/users/alice/sessions/s1")
+    return client
+
+
+def post_turn(client: httpx.Client, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    body = run_body("booking", "alice", "s1", "", newMessage={"role": "user", "parts": parts})
+    with client.stream("POST", "/run_ui_events", json=body) as response:
+        assert response.status_code == 200
+        return [m.json() for m in read_sse(response.iter_lines()).messages]
+
+
+def test_the_workflow_asks_a_refused_answer_fails_and_a_good_one_finishes(
+    client: httpx.Client, booking: Booking
+) -> None:
+    first = post_turn(client, [{"text": "book a table"}])
+
+    assert [e["type"] for e in first] == ["agent_active", "input_required", "done"]
+    asked = first[1]
+    assert (asked["message"], asked["node"], asked["responseSchema"]) == (
+        "How many seats?",
+        "seats",
+        {"type": "integer"},
+    )
+    assert first[2]["reason"] == "completed" and booking.booked == []
+
+    refused = post_turn(client, answer_parts(asked["requestId"], "many"))
+
+    error = next(e for e in refused if e["type"] == "error")
+    assert error["errorType"] == "InputAnswerError" and error["fatal"] is True
+    assert error["requestIds"] == [asked["requestId"]]
+    assert "does not fit the requested input" in error["message"]
+    assert refused[-1]["type"] == "done" and refused[-1]["reason"] == "error"
+    assert booking.booked == []
+
+    second = post_turn(client, answer_parts(asked["requestId"], 3))
+
+    assert booking.booked == [3]
+    assert [e["type"] for e in second] == ["agent_active", "content", "final", "thinking", "done"]
+    outcome = second[3]  # the workflow failed in the refused turn; this one succeeded
+    assert (outcome["kind"], outcome["data"]["status"]) == ("outcome", "success")
+    assert second[-1]["reason"] == "completed"
+    assert second[-1]["finalText"] == "Booked 3 seats."
+
+    history = client.get("/apps/booking/users/alice/sessions/s1/ui-events").json()
+    users = [e for e in history if e["type"] == "user_message"]
+    assert [u["text"] for u in users] == ["book a table", "many", "3"]
+    assert [[i["value"] for i in u["inputs"]] for u in users] == [[], ["many"], [3]]
+    assert [e["requestId"] for e in history if e["type"] == "input_required"] == [
+        asked["requestId"],
+        asked["requestId"],  # waits again after the refused answer
+    ]
+
+
+def test_protocol_lists_input_required(client: httpx.Client) -> None:
+    assert "input_required" in client.get("/ui-protocol").json()["types"]
