@@ -262,25 +262,6 @@ async def test_a_tool_asking_for_approval_itself_gets_the_answer_in_tool_confirm
     assert outputs(resumed)[-1] == ("plan", "sent 900 up to 1000")
 
 
-async def test_a_tool_asking_for_a_credential_is_refused_as_a_node():
-    from pyadk.auth.auth_schemes import APIKey
-    from pyadk.auth.auth_tool import AuthConfig
-
-    key = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Key"}))
-
-    def secret(tool_context: ToolContext) -> str:
-        """Needs a key."""
-        tool_context.request_credential(key)
-        return "pending"
-
-    async def plan(ctx: Context) -> str:
-        return await ctx.run_node(FunctionTool(secret))
-
-    wf = Workflow(name="wf", edges=[(START, plan)])
-    with pytest.raises(WorkflowConfigurationError, match="asked the client for a credential"):
-        await TestRunner(wf).run("go")
-
-
 def test_only_tools_make_tool_nodes():
     with pytest.raises(WorkflowConfigurationError, match="ToolNode needs a BaseTool"):
         ToolNode(tool=add)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ __all__ = [
     "ExampleTool",
     "FunctionTool",
     "LongRunningFunctionTool",
+    "NodeTool",
     "ToolConfirmation",
     "ToolContext",
     "ToolPredicate",
@@ -49,6 +50,10 @@ def __getattr__(name: str) -> object:
         from pyadk.tools import gemini_builtin_tools
 
         return getattr(gemini_builtin_tools, name)
+    if name == "NodeTool":
+        from pyadk.tools.node_tool import NodeTool
+
+        return NodeTool
     if name == "ToolProgress":
         from pyadk.tools.tool_progress import ToolProgress
 

@@ -35,6 +35,8 @@ class ToolContext(CallbackContext):
         """True when other calls of the same model response run at the same time."""
         self.tool_confirmation: ToolConfirmation | None = None
         """The approval this call runs with (None: it was not asked for one)."""
+        self._node_ctx: Any = None
+        """The node context of the ToolNode running this call (None under an agent)."""
 
     def report_progress(self, data: str | dict[str, Any]) -> bool:
         """Sends ``data`` (a string or a JSON dict) to the client while this call runs.
@@ -94,4 +96,39 @@ class ToolContext(CallbackContext):
             raise ValueError("request_confirmation needs a function_call_id.")
         self._event_actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
             hint=hint or "", payload=payload
+        )
+
+    async def run_node(
+        self,
+        node: Any,
+        node_input: Any = None,
+        *,
+        run_id: str | None = None,
+        use_sub_branch: bool = False,
+        override_branch: str | None = None,
+    ) -> Any:
+        """Runs ``node`` (a node, function, agent, workflow or tool) now, for this call,
+        and returns its output (None when it has none), as google-adk's
+        ``Context.run_node``.
+
+        In a workflow's ``ToolNode`` the node runs as a dynamic node of that node (see
+        ``Context.run_node``). Under an agent it runs with the agent's invocation, at
+        path ``<agent>@1/<node>@<run id>`` (``run_id`` defaults to this call's id), in
+        the agent's branch (a sub-branch ``<node>@<run id>`` for an agent or workflow,
+        or with ``use_sub_branch``; ``override_branch`` replaces the base); its events
+        are stored in the session as they come. A node that fails raises
+        :class:`pyadk.workflow.DynamicNodeFailError` (its ``error``: the node's own
+        exception); under an agent, a node that waits for the client raises
+        :class:`pyadk.workflow.NodePausedInToolError` (an agent's tool call cannot
+        pause on it).
+        """
+        from pyadk.workflow._tool_runs import run_node_from_tool
+
+        return await run_node_from_tool(
+            self,
+            node,
+            node_input,
+            run_id=run_id,
+            use_sub_branch=use_sub_branch,
+            override_branch=override_branch,
         )

@@ -24,6 +24,7 @@ from pyadk.workflow._parallel_worker import ParallelWorker
 from pyadk.workflow._request_input import REQUEST_INPUT_FUNCTION_CALL_NAME, RequestInput
 from pyadk.workflow._retry_config import RetryConfig
 from pyadk.workflow._tool_node import ToolNode
+from pyadk.workflow._tool_runs import NodePausedInToolError
 from pyadk.workflow._workflow import Workflow
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "InputAnswerError",
     "JoinNode",
     "Node",
+    "NodePausedInToolError",
     "NodeTimeoutError",
     "ParallelWorker",
     "RequestInput",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from pyadk.agents.callback_context import CallbackContext
@@ -46,6 +47,10 @@ class Context(CallbackContext):
         """The calls the dynamic nodes it ran wait on."""
         self._output_delegated = False
         self._delegated_output: tuple[Any] | None = None
+        self._task: asyncio.Task[Any] | None = None
+        """The task running the node's body (set while it runs)."""
+        self._side_tasks: set[asyncio.Task[Any]] = set()
+        """Other tasks that called ``run_node`` (``asyncio.create_task``, ``gather``)."""
 
     @property
     def branch(self) -> str | None:
@@ -102,9 +107,11 @@ class Context(CallbackContext):
         there and runs again when the client answers; its children that had finished
         are not run again (``run_node`` returns their output), the waiting one goes
         on with the answer. Always ``await`` it (several at once with
-        ``asyncio.gather``). ``override_isolation_scope`` and ``raise_on_wait`` are
-        accepted for google-adk compatibility: a waiting child always stops the
-        caller.
+        ``asyncio.gather``). A call in a task the node never awaits (``create_task``)
+        is waited for when the node's body ends: its failure fails the node (as
+        google-adk fails the workflow), instead of being lost.
+        ``override_isolation_scope`` and ``raise_on_wait`` are accepted for google-adk
+        compatibility: a waiting child always stops the caller.
         """
         scope = self._dynamic
         if scope is None:
@@ -113,6 +120,9 @@ class Context(CallbackContext):
             raise WorkflowConfigurationError(
                 "ctx.run_node can only be called by a node running in a Workflow."
             )
+        current = asyncio.current_task()
+        if current is not None and self._task is not None and current is not self._task:
+            self._side_tasks.add(current)
         return await scope.runs.run(
             self,
             scope,

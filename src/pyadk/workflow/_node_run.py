@@ -12,6 +12,7 @@ from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._context import Context
+from pyadk.workflow._detached_runs import cancel_detached, surface_detached
 from pyadk.workflow._dynamic_nodes import DynamicRuns, DynamicScope
 from pyadk.workflow._dynamic_state import DynamicRecord
 from pyadk.workflow._errors import (
@@ -41,6 +42,15 @@ class SetOutput:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+class ClientRequest:
+    """Yielded by a node to write ``event`` (long-running calls the client answers,
+    e.g. a credential request) and wait: each answer comes, as the client sent it, in
+    ``ctx.resume_inputs`` of the node's next run."""
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
 
 
 @dataclass
@@ -140,6 +150,7 @@ class NodeRun:
             resume_inputs=self.resume_inputs,
         )
         ctx._dynamic = DynamicScope(runs, self.author, self.output_for)
+        ctx._task = asyncio.current_task()
         result = NodeResult(branch=self.ic.branch)
         try:
             if node.timeout is None:
@@ -153,9 +164,15 @@ class NodeRun:
                         raise NodeTimeoutError(node_name=node.name, timeout=node.timeout) from error
                     raise
         except BaseException:
+            detached = cancel_detached(ctx)
             await runs.settle(ctx, cancel=True)  # no dynamic node outlives a failed run
+            if detached:
+                await asyncio.wait(detached)
             raise
-        await runs.settle(ctx, cancel=False)
+        try:
+            await surface_detached(ctx)
+        finally:
+            await runs.settle(ctx, cancel=False)
         if ctx._interrupts:  # a dynamic node waits for the client: so does this node
             result.waiting = result.via_dynamic = True
             result.interrupts.update(ctx._interrupts)
@@ -196,6 +213,14 @@ class NodeRun:
                     continue
                 if isinstance(item, RequestInput):
                     await self._ask(ctx, item, result)
+                    continue
+                if isinstance(item, ClientRequest):
+                    item.event.author = self.author
+                    await self._pass_on(ctx, item.event)
+                    result.waiting = True
+                    for request_id in item.event.long_running_tool_ids or ():
+                        result.interrupts.add(request_id)
+                        result.requests[request_id] = None
                     continue
                 if result.has_output and not ctx._output_delegated:
                     raise WorkflowDataError(

@@ -18,6 +18,7 @@ from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._coercion import content_text
 from pyadk.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 from pyadk.workflow._request_input import RequestInput
+from pyadk.workflow._tool_node_auth import credential_request, store_credentials
 
 if TYPE_CHECKING:
     from pyadk.workflow._context import Context
@@ -46,8 +47,13 @@ class ToolNode(BaseNode):
     (payload: ``tool_name``, ``args``, ``confirmation_payload``; the answer: a
     ``ToolConfirmation`` dict such as ``{"confirmed": true}``); the node then runs
     again with ``tool_context.tool_confirmation`` set, and a rejected call outputs
-    ``{"error": "This tool call is rejected."}``. A credential request fails the
-    node with :class:`WorkflowConfigurationError`.
+    ``{"error": "This tool call is rejected."}``.
+
+    A tool that asks for the end user's credential (``tool_context.request_credential``)
+    makes the node wait on an ``adk_request_credential`` call, as an agent's tool call
+    does; once the client answers, the credential is kept in ``temp:`` state for the
+    turn and the node runs again (``tool_context.get_auth_response`` returns it).
+    ``tool_context.run_node`` runs a node as a dynamic node of this node.
     """
 
     tool: BaseTool
@@ -70,6 +76,8 @@ class ToolNode(BaseNode):
         call_id = new_uuid4()
         tool_context = ToolContext(ic, function_call_id=call_id, event_actions=ctx.actions)
         tool_context.tool_confirmation = _confirmation(ctx)
+        tool_context._node_ctx = ctx  # tool_context.run_node: a dynamic node of this node
+        store_credentials(ctx)  # the client's answer to this node's credential request
         plugin_kwargs = {"tool": tool, "tool_args": args, "tool_context": tool_context}
         plugins = ic.plugin_manager
         result = await plugins_then_callbacks(plugins, "before_tool_callback", plugin_kwargs, None)
@@ -94,7 +102,10 @@ class ToolNode(BaseNode):
                 if asked is not None:  # the tool asked for approval itself
                     yield _ask_confirmation(tool.name, args, asked.hint, asked.payload)
                     return
-                _refuse_credential_requests(self.name, tool_context)
+                requested = ctx.actions.requested_auth_configs.pop(call_id, None)
+                if requested is not None:  # the tool asked for a credential: wait for it
+                    yield credential_request(ctx, call_id, requested)
+                    return
         altered = await plugins_then_callbacks(
             plugins, "after_tool_callback", {**plugin_kwargs, "result": result}, None
         )
@@ -183,12 +194,3 @@ def _ask_confirmation(
         payload=shown,
         response_schema=dict,
     )
-
-
-def _refuse_credential_requests(name: str, tool_context: ToolContext) -> None:
-    """A tool node cannot pause for a credential the tool asked for."""
-    if tool_context.actions.requested_auth_configs:
-        raise WorkflowConfigurationError(
-            f"Tool node {name!r} asked the client for a credential: not supported for "
-            "tools as nodes in pyadk; give the tool to an LlmAgent node instead."
-        )

@@ -1,0 +1,132 @@
+"""Running a node from a tool call (``tool_context.run_node``, ``NodeTool``).
+
+A tool of a workflow's ``ToolNode`` runs the node as a dynamic node of that tool node
+(``ctx.run_node``: recorded, resumable). A tool of an agent runs it on its own, with
+the agent's invocation: the node's events (and those of the nodes inside it) are
+stored in the session as they come, authored like a workflow's node events, under
+the path ``<agent>@1/<node>@<run id>`` (the run id: the tool call's id); a tool that
+streams progress also forwards each to the client as a progress event.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pyadk.events.event import Event
+from pyadk.workflow._base_node import START, BaseNode
+from pyadk.workflow._errors import (
+    DynamicNodeFailError,
+    NodeInterruptedError,
+    WorkflowConfigurationError,
+)
+
+if TYPE_CHECKING:
+    from pyadk.tools.tool_context import ToolContext
+    from pyadk.workflow._context import Context
+
+
+class NodePausedInToolError(WorkflowConfigurationError):
+    """A node run from an agent's tool call waited for the client (a ``RequestInput``,
+    an approval, a credential): pyadk cannot pause an agent's tool call on it."""
+
+
+async def run_node_from_tool(
+    tool_context: ToolContext,
+    node_like: Any,
+    node_input: Any = None,
+    *,
+    run_id: str | None = None,
+    use_sub_branch: bool = False,
+    override_branch: str | None = None,
+) -> Any:
+    """Runs ``node_like`` for ``tool_context``'s call and returns its output (see
+    :meth:`pyadk.tools.ToolContext.run_node`)."""
+    node_ctx: Context | None = getattr(tool_context, "_node_ctx", None)
+    if node_ctx is not None:  # a ToolNode's tool: a dynamic node of that node
+        return await node_ctx.run_node(
+            node_like,
+            node_input,
+            run_id=run_id,
+            use_sub_branch=use_sub_branch,
+            override_branch=override_branch,
+        )
+    from pyadk.workflow._graph_parser import build_node
+    from pyadk.workflow._node_run import NodeRun
+
+    built = build_node(node_like)
+    if built is START:
+        raise WorkflowConfigurationError("tool_context.run_node cannot run START.")
+    ic = tool_context._invocation_context
+    run_id = _run_id(run_id or tool_context.function_call_id or "1", built.name)
+    path = f"{ic.agent.name}@1/{built.name}@{run_id}"
+    branch = _branch(ic.branch, built, run_id, use_sub_branch, override_branch)
+
+    async def emit(event: Event) -> None:
+        await _store(tool_context, event)
+
+    run = NodeRun(
+        node=built,
+        ic=ic.model_copy(update={"branch": branch}),
+        author=ic.agent.name,
+        path=path,
+        run_id=run_id,
+        node_input=node_input,
+        emit=emit,
+    )
+    message = f"Dynamic node {built.name} failed"
+    try:
+        result = await run.run()
+    except DynamicNodeFailError as error:  # the node let its own dynamic node's failure out
+        raise DynamicNodeFailError(
+            message=message, error=error.error, error_node_path=error.error_node_path
+        ) from error.error
+    except NodeInterruptedError:  # pragma: no cover - NodeRun turns it into waiting
+        result = None
+    except Exception as error:
+        raise DynamicNodeFailError(message=message, error=error, error_node_path=path) from error
+    if result is None or result.waiting:
+        raise NodePausedInToolError(
+            f"Node {built.name!r}, run by tool call {tool_context.function_call_id!r} of "
+            f"agent {ic.agent.name!r}, waits for the client's answer (a RequestInput, an "
+            "approval or a credential): pyadk cannot pause an agent's tool call on a "
+            "node's request. Make the workflow a sub-agent or a node of a Workflow to "
+            "let it pause and resume."
+        )
+    return result.output if result.has_output else None
+
+
+async def _store(tool_context: ToolContext, event: Event) -> None:
+    """Stores ``event`` in the session (after the plugins' ``on_event_callback``), and
+    forwards it to the client when the tool streams progress."""
+    from pyadk.tools.tool_progress import forward_agent_event
+
+    ic = tool_context._invocation_context
+    plugins = ic.plugin_manager
+    if plugins is not None:
+        replaced = await plugins.run("on_event_callback", invocation_context=ic, event=event)
+        if isinstance(replaced, Event):
+            event = replaced
+    if not event.partial:
+        await ic.session_service.append_event(ic.session, event)
+    forward_agent_event(tool_context, event)
+
+
+def _run_id(run_id: str, name: str) -> str:
+    if "/" in run_id or "@" in run_id:
+        raise ValueError(f"run_id {run_id!r} for node {name!r} must not contain '/' or '@'.")
+    return run_id
+
+
+def _branch(
+    base: str | None, built: BaseNode, run_id: str, use_sub_branch: bool, override: str | None
+) -> str | None:
+    """The caller's branch (or ``override``), or its sub-branch ``<name>@<run id>``
+    (always for an agent or workflow)."""
+    from pyadk.workflow._agent_node import AgentNode
+
+    if override is not None:
+        base = override or None
+    if use_sub_branch or (override is None and isinstance(built, AgentNode)):
+        label = f"{built.name}@{run_id}"
+        return f"{base}.{label}" if base else label
+    return base
