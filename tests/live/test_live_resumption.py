@@ -78,25 +78,33 @@ async def test_go_away_reconnects_with_the_latest_handle_and_the_run_goes_on() -
     assert "Still here." in texts(stored)
 
 
-async def test_a_server_close_with_a_handle_reconnects() -> None:
+async def test_a_server_close_with_a_handle_reconnects_and_sends_what_was_not_sent() -> None:
     model = ScriptedLiveModel(
-        [[*live_responses("One."), resumption_update("h-1"), ServerClose()], "Two."]
+        [[resumption_update("h-1"), *live_responses("One."), ServerClose()], "Two."]
     )
     live = await make_harness(LlmAgent(name="assistant", model=model))
     queue = LiveRequestQueue()
     queue.send_content(user("one"))
-    follow_up = asyncio.create_task(send_after_connection(model, queue, 2, "two"))
 
-    events = await live.run(queue, close_after_turns=2, run_config=RESUMING)
-    await follow_up
+    async def talk(event) -> None:
+        if event.turn_complete and model.reply_count == 1:
+            queue.send_content(user("two"))  # the closed connection refuses it
+
+    events = await live.run(queue, on_event=talk, close_after_turns=2, run_config=RESUMING)
 
     assert texts(events) == ["One.", "Two."]
     first, second = model.connections
     assert first.closed_by_server
     assert second.resumption_handle == "h-1"
+    assert [c.parts[0].text for c in second.sent] == ["two"]
+    stored = await live.stored()
+    assert [e.content.parts[0].text for e in stored if e.author == "user" and e.content] == [
+        "one",
+        "two",
+    ]
 
 
-async def test_a_lost_connection_is_resumed_and_other_failures_still_raise() -> None:
+async def test_a_lost_connection_is_resumed() -> None:
     lost = LiveConnectionClosedError("dropped", code=1006)
     model = ScriptedLiveModel([[*live_responses("One."), resumption_update("h-1")], lost, "Two."])
     live = await make_harness(LlmAgent(name="assistant", model=model))
@@ -115,9 +123,28 @@ async def test_a_lost_connection_is_resumed_and_other_failures_still_raise() -> 
     assert model.connections[1].resumption_handle == "h-1"
 
 
-async def test_a_run_config_handle_resumes_the_first_connection() -> None:
-    model = ScriptedLiveModel(["Welcome back."])
+async def test_a_connection_closed_for_good_raises_even_with_a_handle() -> None:
+    refused = LiveConnectionClosedError("policy violation", code=1008, resumable=False)
+    model = ScriptedLiveModel([[resumption_update("h-1"), *live_responses("One.")], refused])
     live = await make_harness(LlmAgent(name="assistant", model=model))
+    queue = LiveRequestQueue()
+    queue.send_content(user("one"))
+
+    async def talk(event) -> None:
+        if event.turn_complete:
+            queue.send_content(user("two"))
+
+    with pytest.raises(LiveConnectionClosedError, match="policy violation"):
+        await live.run(queue, on_event=talk, run_config=RESUMING)
+    assert len(model.connections) == 1
+
+
+async def test_a_run_config_handle_resumes_the_first_connection_without_history() -> None:
+    model = ScriptedLiveModel(["Hello.", "Welcome back."])
+    live = await make_harness(LlmAgent(name="assistant", model=model))
+    first = LiveRequestQueue()
+    first.send_content(user("hi"))
+    await live.run(first, close_after_turns=1, run_config=TEXT)
     queue = LiveRequestQueue()
     queue.send_content(user("hi again"))
     config = TEXT.model_copy(
@@ -127,8 +154,9 @@ async def test_a_run_config_handle_resumes_the_first_connection() -> None:
     events = await live.run(queue, close_after_turns=1, run_config=config)
 
     assert texts(events) == ["Welcome back."]
-    (connection,) = model.connections
+    connection = model.connections[1]
     assert connection.resumption_handle == "saved"
+    assert connection.history is None  # the server holds the session's history
     assert config.session_resumption is not None
     assert config.session_resumption.handle == "saved"  # the caller's config is unchanged
 

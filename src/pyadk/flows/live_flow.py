@@ -169,6 +169,7 @@ class _LiveSession:
         received = self._receive_events()
         next_event: asyncio.Task[Event | None] | None = None
         side_event: asyncio.Task[Event] | None = None
+        send_failure: BaseException | None = None
         try:
             while True:
                 if next_event is None:
@@ -182,10 +183,12 @@ class _LiveSession:
                 if sender in done and not sender.cancelled():
                     failure = sender.exception()
                     if failure is not None:  # e.g. a user message with a function call
-                        if _is_connection_loss(failure) and self._resumable():
-                            self.lost = failure
-                            return
-                        raise failure
+                        resuming = self.ctx.run_config.session_resumption is not None
+                        if not (resuming and _is_connection_loss(failure)):
+                            raise failure
+                        # The connection is gone: its receive side ends too, then the
+                        # flow resumes (the request not sent goes to the new connection).
+                        send_failure = failure
                 if side_event in done:
                     blocked = side_event.result()
                     side_event = None
@@ -195,8 +198,10 @@ class _LiveSession:
                     continue
                 event = next_event.result()
                 next_event = None
-                if event is None:
-                    return  # the connection ended
+                if event is None:  # the connection ended
+                    if send_failure is not None and self.lost is None:
+                        raise send_failure
+                    return
                 yield event
                 if await self._after_tool_results(event, sender):
                     return

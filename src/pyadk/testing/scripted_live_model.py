@@ -27,7 +27,8 @@ _END = object()
 
 class ServerClose:
     """A scripted live server closing the connection (put it in a reply's list of
-    responses): ``receive()`` ends there, as when the real server closes. With
+    responses): ``receive()`` ends there, and sending to the connection fails once the
+    reply is played, as when the real server closes. With
     ``RunConfig.session_resumption`` and a handle, the live run reconnects."""
 
     def __repr__(self) -> str:
@@ -92,6 +93,7 @@ class ScriptedLiveConnection(BaseLlmConnection):
         self.partial_contents: list[types.Content] = []
         self.closed = False
         self.closed_by_server = False
+        self._server_closed = False  # a ServerClose was played: sending fails
         self._out: asyncio.Queue[Any] = asyncio.Queue()
 
     @property
@@ -104,6 +106,10 @@ class ScriptedLiveConnection(BaseLlmConnection):
     def _check_open(self) -> None:
         if self.closed:
             raise ConnectionError(f"ScriptedLiveModel {self.model.model!r}: connection is closed.")
+        if self._server_closed:
+            raise ConnectionError(
+                f"ScriptedLiveModel {self.model.model!r}: the server closed the connection."
+            )
 
     def _play_next(self, trigger: object) -> None:
         """Queues the model's next scripted reply (its answer to ``trigger``)."""
@@ -124,6 +130,8 @@ class ScriptedLiveConnection(BaseLlmConnection):
             return
         for response in responses:
             self._out.put_nowait(response)
+            if isinstance(response, ServerClose):
+                self._server_closed = True
 
     async def send_history(self, history: list[types.Content]) -> None:
         self._check_open()
