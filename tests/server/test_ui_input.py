@@ -15,7 +15,7 @@ from server_support import LiveServer, read_sse, run_body
 from pyadk import types
 from pyadk.events import Event
 from pyadk.events.client_requests import REQUEST_INPUT_FUNCTION_CALL_NAME
-from pyadk.server import create_app, ui_convert
+from pyadk.server import create_app, ui_inputs
 from pyadk.server.ui_convert import UiEventConverter
 from pyadk.server.ui_events import UI_EVENT_ADAPTER, UiEvent
 from pyadk.testing import TestRunner
@@ -220,9 +220,9 @@ def test_other_failures_name_no_request() -> None:
 
 
 def test_the_converter_reads_the_workflow_metadata_keys() -> None:
-    # ui_convert does not import pyadk.workflow: its keys must stay the workflow's
-    assert ui_convert.WORKFLOW_PAUSED == PAUSED
-    assert ui_convert.NODE_INFO == NODE_INFO
+    # ui_inputs does not import pyadk.workflow: its keys must stay the workflow's
+    assert ui_inputs.WORKFLOW_PAUSED == PAUSED
+    assert ui_inputs.NODE_INFO == NODE_INFO
 
 
 # -- over real HTTP -----------------------------------------------------------------
@@ -291,3 +291,18 @@ def test_the_workflow_asks_a_refused_answer_fails_and_a_good_one_finishes(
 
 def test_protocol_lists_input_required(client: httpx.Client) -> None:
     assert "input_required" in client.get("/ui-protocol").json()["types"]
+
+
+def test_only_input_requests_of_a_pause_record_count_as_waiting() -> None:
+    record = {
+        "waiting": {
+            "payer": {"interrupts": ["approve-1"], "requests": {}},  # an approval
+            "seats": {"interrupts": ["ask-1"], "requests": {"ask-1": {"type": "integer"}}},
+            "done": {"interrupts": [], "requests": {"ask-0": None}},  # answered already
+        }
+    }
+
+    assert ui_inputs.waiting_inputs({PAUSED: record}) == {"ask-1"}
+    assert ui_inputs.waiting_inputs({NODE_INFO: {"path": "wf@1"}}) is None
+    assert ui_inputs.waiting_inputs(None) is None
+    assert ui_inputs.waiting_inputs({PAUSED: {"waiting": ["bad"]}}) == set()

@@ -40,7 +40,6 @@ and the sequence number. Rules (``docs/ui-events.md`` has the full table):
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -69,8 +68,6 @@ from pyadk.server.ui_events import (
     DoneEvent,
     ErrorEvent,
     FinalEvent,
-    InputAnswer,
-    InputRequiredEvent,
     ThinkingEvent,
     ThinkingKind,
     ToolEndEvent,
@@ -79,6 +76,7 @@ from pyadk.server.ui_events import (
     UiEvent,
     UserMessageEvent,
 )
+from pyadk.server.ui_inputs import InputRequests, input_text
 from pyadk.tools.tool_progress import TOOL_PROGRESS_KEY
 
 TRANSFER_TOOL = "transfer_to_agent"
@@ -86,11 +84,6 @@ CONSENT_SCHEMES = frozenset({"oauth2", "openIdConnect"})
 """Security scheme types whose credential comes from a sign-in."""
 HIDDEN_CREDENTIAL = "(credential hidden)"
 """Shown instead of a credential in a state change."""
-WORKFLOW_PAUSED = "workflow_paused"
-"""The ``custom_metadata`` key of a graph workflow's pause record (the workflow's
-``PAUSED``; not imported, so that the server does not load ``pyadk.workflow``)."""
-NODE_INFO = "node_info"
-"""The ``custom_metadata`` key of a workflow node event's node path."""
 
 
 @dataclass
@@ -111,34 +104,6 @@ def _decision_text(decision: ApprovalDecision) -> str:
 
 def _credential_text(answer: CredentialAnswer) -> str:
     return "Signed in" if answer.signed_in else "Provided a credential"
-
-
-def _input_text(answer: InputAnswer) -> str:
-    value = answer.value
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))  # as JSON.stringify
-
-
-def _answer_value(response: Any) -> Any:
-    """What a function response to an input request answers (``{"result": x}``: x)."""
-    if isinstance(response, dict) and set(response) == {"result"}:
-        return response["result"]
-    return response
-
-
-def _waiting_inputs(metadata: dict[str, Any] | None) -> set[str] | None:
-    """The input requests a workflow's pause record still waits on (None: the event is
-    no pause record)."""
-    record = metadata.get(WORKFLOW_PAUSED) if metadata else None
-    if not isinstance(record, dict):
-        return None
-    waiting: set[str] = set()
-    for node in _mapping(record.get("waiting")).values():
-        node = _mapping(node)
-        requests = _mapping(node.get("requests"))
-        waiting.update(str(i) for i in node.get("interrupts") or () if i in requests)
-    return waiting
 
 
 def _text(value: Any) -> str | None:
@@ -200,12 +165,7 @@ class UiEventConverter:
         """Approval request id -> (call id, tool) of the call it asks about."""
         self._auth_requests: dict[str, tuple[str | None, str | None, str | None]] = {}
         """Credential request id -> (call id, tool, scheme type) of the call it is for."""
-        self._inputs: dict[str, InputRequiredEvent] = {}
-        """Input request id -> its ``input_required`` event (to show it again)."""
-        self._answered: set[str] = set()
-        """Input requests answered in this run's message (or in history)."""
-        self._waiting: set[str] = set()
-        """The input requests the latest pause record waits on."""
+        self._inputs = InputRequests()
         self._tools: dict[str, str] = {}
         """Call id -> tool, from the run's ``tool_start`` events."""
         self._nested: dict[str, UiEventConverter] = {}
@@ -218,10 +178,7 @@ class UiEventConverter:
     def answering(self, message: types.Content | None) -> None:
         """Tells the converter what the run's own message answers: a live run never
         yields the user's message, yet a refused input answer is told by it."""
-        for part in (message.parts or []) if message else []:
-            response = part.function_response
-            if response is not None and response.name == INPUT_REQUEST and response.id:
-                self._answered.add(response.id)
+        self._inputs.answering(message)
 
     def convert(self, event: Event) -> list[UiEvent]:
         """The UI events for one ADK event (possibly none)."""
@@ -232,12 +189,12 @@ class UiEventConverter:
         if event.author == "user":
             approvals = self._approvals(event)
             credentials = self._credentials(event)
-            inputs = self._input_answers(event)
+            inputs = self._inputs.answers(event)
             lines = [
                 event.text or "",
                 *(_decision_text(a) for a in approvals),
                 *(_credential_text(c) for c in credentials),
-                *(_input_text(i) for i in inputs),
+                *(input_text(i) for i in inputs),
             ]
             text = "\n".join(line for line in lines if line)
             if text:
@@ -282,7 +239,7 @@ class UiEventConverter:
         if outcome is not None:  # e.g. a before_agent_callback's answer, which skips it
             out.append(self._outcome(event, outcome))
         if not event.partial:
-            self._reopen(event, out)
+            out += self._inputs.reopened(event, lambda e, agent: self._base(e, agent=agent))
         return out
 
     def finish(self) -> list[UiEvent]:
@@ -297,7 +254,7 @@ class UiEventConverter:
         out = self._close_all(truncated=True)
         kind = type(exc).__name__
         base = self._base(None)
-        refused = sorted(self._refused(exc))
+        refused = self._inputs.refused(exc)
         out.append(
             ErrorEvent(
                 **base,
@@ -412,7 +369,7 @@ class UiEventConverter:
                 out.append(self._auth_required(event, call))
                 continue
             if call.name == INPUT_REQUEST:
-                out.append(self._input_required(event, call))
+                out.append(self._inputs.ask(event, call, self._base(event)))
                 continue
             if call.name == TRANSFER_TOOL:
                 target = str((call.args or {}).get("agent_name", ""))
@@ -495,67 +452,6 @@ class UiEventConverter:
             credential_key=_text(_get(config, "credentialKey", "credential_key")),
             auth_config=config,
         )
-
-    def _input_required(self, event: Event, call: types.FunctionCall) -> UiEvent:
-        args = call.args or {}
-        info = _mapping((event.custom_metadata or {}).get(NODE_INFO))
-        path = _text(info.get("path"))
-        node = path.rsplit("/", 1)[-1].split("@", 1)[0] if path else None
-        schema = _get(args, "response_schema", "responseSchema")
-        request_id = call.id or ""
-        self._answered.discard(request_id)  # asked (again): not answered yet
-        asked = InputRequiredEvent(
-            **self._base(event),
-            request_id=request_id,
-            node=node,
-            node_path=path,
-            message=_text(args.get("message")),
-            payload=args.get("payload"),
-            response_schema=schema if isinstance(schema, dict) else None,
-        )
-        self._inputs[request_id] = asked
-        return asked
-
-    def _input_answers(self, event: Event) -> list[InputAnswer]:
-        """The answers to input requests in a user's message."""
-        answers: list[InputAnswer] = []
-        for response in event.get_function_responses():
-            if response.name != INPUT_REQUEST:
-                continue
-            self._answered.add(response.id or "")
-            asked = self._inputs.get(response.id or "")
-            answers.append(
-                InputAnswer(
-                    request_id=response.id,
-                    node=asked.node if asked else None,
-                    value=_answer_value(response.response),
-                )
-            )
-        return answers
-
-    def _reopen(self, event: Event, out: list[UiEvent]) -> None:
-        """A pause record still waiting on an answered input request: the answer was
-        refused, the request waits again (shown again when this converter saw it)."""
-        waiting = _waiting_inputs(event.custom_metadata)
-        if waiting is None:
-            return
-        self._waiting = waiting
-        for request_id in sorted(waiting & self._answered):
-            asked = self._inputs.get(request_id)
-            if asked is None:
-                continue
-            again = asked.model_dump(exclude={"id", "seq", "timestamp", "event_id"})
-            base = self._base(event, agent=asked.agent)
-            out.append(InputRequiredEvent(**{**again, **base}))
-
-    def _refused(self, exc: BaseException) -> set[str]:
-        """The input requests whose answer made the run fail (InputAnswerError)."""
-        from pyadk.workflow._errors import InputAnswerError  # loaded only on a failure
-
-        if not isinstance(exc, InputAnswerError):
-            return set()
-        refused = self._waiting & self._answered
-        return refused or set(self._waiting)  # message unknown: every waiting request
 
     def _credentials(self, event: Event) -> list[CredentialAnswer]:
         """The answers to credential requests in a user's message, without the
