@@ -36,6 +36,9 @@ __all__ = [
     "FunctionCallingConfigMode",
     "FunctionDeclaration",
     "FunctionResponse",
+    "FunctionResponseBlob",
+    "FunctionResponseFileData",
+    "FunctionResponsePart",
     "GenerateContentConfig",
     "GenerateContentResponseUsageMetadata",
     "HistoryConfig",
@@ -215,13 +218,57 @@ class FunctionCall(_Base):
     args: dict[str, Any] | None = None
 
 
+class FunctionResponseBlob(_Base):
+    """Inline bytes a tool returns with its result (e.g. an image it made)."""
+
+    mime_type: str | None = None
+    data: bytes | None = None
+    display_name: str | None = None
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _decode_data(cls, value: Any) -> Any:
+        return _bytes_in(value)
+
+    @field_serializer("data", when_used="json")
+    def _data_json(self, value: bytes | None) -> str | None:
+        return None if value is None else base64.urlsafe_b64encode(value).decode("ascii")
+
+
+class FunctionResponseFileData(_Base):
+    """A file, by URI, that a tool returns with its result."""
+
+    file_uri: str | None = None
+    mime_type: str | None = None
+    display_name: str | None = None
+
+
+class FunctionResponsePart(_Base):
+    """Media that travels inside a :class:`FunctionResponse` (``parts``)."""
+
+    inline_data: FunctionResponseBlob | None = None
+    file_data: FunctionResponseFileData | None = None
+
+    @classmethod
+    def from_bytes(cls, *, data: bytes, mime_type: str) -> FunctionResponsePart:
+        """A part holding inline bytes."""
+        return cls(inline_data=FunctionResponseBlob(data=data, mime_type=mime_type))
+
+    @classmethod
+    def from_uri(cls, *, file_uri: str, mime_type: str) -> FunctionResponsePart:
+        """A part referring to a file by URI."""
+        return cls(file_data=FunctionResponseFileData(file_uri=file_uri, mime_type=mime_type))
+
+
 class FunctionResponse(_Base):
-    """The result of a function call, sent back to the model."""
+    """The result of a function call, sent back to the model; ``parts`` holds the media
+    (images, files) the tool returned, which models receive as media, not text."""
 
     id: str | None = None
     name: str | None = None
     response: dict[str, Any] | None = None
     will_continue: bool | None = None
+    parts: list[FunctionResponsePart] | None = None
 
 
 class ExecutableCode(_Base):
@@ -271,9 +318,15 @@ class Part(_Base):
         return cls(function_call=FunctionCall(name=name, args=args))
 
     @classmethod
-    def from_function_response(cls, *, name: str, response: dict[str, Any]) -> Part:
-        """A function-response part."""
-        return cls(function_response=FunctionResponse(name=name, response=response))
+    def from_function_response(
+        cls,
+        *,
+        name: str,
+        response: dict[str, Any],
+        parts: list[FunctionResponsePart] | None = None,
+    ) -> Part:
+        """A function-response part; ``parts`` carries media returned with it."""
+        return cls(function_response=FunctionResponse(name=name, response=response, parts=parts))
 
     @classmethod
     def from_bytes(cls, *, data: bytes, mime_type: str) -> Part:

@@ -1,4 +1,7 @@
-"""MultimodalToolResultsPlugin: parts a tool returns reach the model, via a Runner."""
+"""MultimodalToolResultsPlugin: parts a tool returns reach the model, via a Runner.
+
+Images and files travel in ``FunctionResponse.parts`` (the framework moves them there);
+the plugin adds the other parts (text) to the next request, and never repeats media."""
 
 from __future__ import annotations
 
@@ -18,6 +21,11 @@ IMAGE = types.Part.from_bytes(data=b"\x89PNG", mime_type="image/png")
 CHART = types.Part(
     file_data=types.FileData(file_uri="gs://bucket/chart.png", mime_type="image/png")
 )
+IMAGE_MEDIA = types.FunctionResponsePart.from_bytes(data=b"\x89PNG", mime_type="image/png")
+CHART_MEDIA = types.FunctionResponsePart.from_uri(
+    file_uri="gs://bucket/chart.png", mime_type="image/png"
+)
+TEXT = types.Part(text="Sales went up.")
 
 
 def snapshot() -> types.Part:
@@ -46,21 +54,28 @@ def _extra_parts(model: ScriptedModel, index: int) -> list[types.Part]:
     return [p for p in last.parts or [] if p.function_response is None]
 
 
-async def test_a_returned_image_goes_to_the_next_model_call_only() -> None:
+def _responses(model: ScriptedModel, index: int) -> list[types.FunctionResponse]:
+    last = model.requests[index].contents[-1]
+    return [p.function_response for p in last.parts or [] if p.function_response is not None]
+
+
+async def test_a_returned_image_travels_in_the_function_response_not_twice() -> None:
     model = ScriptedModel([function_call("snapshot"), function_call("lookup"), "done"])
     agent = LlmAgent(name="a", model=model, tools=[snapshot, lookup])
     await TestRunner(agent, plugins=[MultimodalToolResultsPlugin()]).run("look")
-    assert model.requests[1].contents[-1].parts[0].function_response.name == "snapshot"
-    assert _extra_parts(model, 1) == [IMAGE]
-    assert _extra_parts(model, 2) == []  # sent once
+    [response] = _responses(model, 1)
+    assert (response.name, response.response, response.parts) == ("snapshot", {}, [IMAGE_MEDIA])
+    assert _extra_parts(model, 1) == []  # the bytes are not sent a second time
+    assert _extra_parts(model, 2) == []
 
 
-async def test_a_list_of_parts_and_parallel_calls_keep_their_order() -> None:
+async def test_text_parts_go_to_the_next_call_and_parallel_calls_keep_their_order() -> None:
     calls = [function_call("report"), function_call("snapshot")]
     model = ScriptedModel([calls, "done"])
     agent = LlmAgent(name="a", model=model, tools=[report, snapshot])
     await TestRunner(agent, plugins=[MultimodalToolResultsPlugin()]).run("go")
-    assert _extra_parts(model, 1) == [types.Part(text="Sales went up."), CHART, IMAGE]
+    assert _extra_parts(model, 1) == [TEXT]
+    assert [r.parts for r in _responses(model, 1)] == [[CHART_MEDIA], [IMAGE_MEDIA]]
 
 
 async def test_other_results_are_left_alone_and_agent_callbacks_still_run() -> None:
@@ -74,10 +89,11 @@ async def test_other_results_are_left_alone_and_agent_callbacks_still_run() -> N
         name="a", model=model, tools=[lookup, snapshot], after_tool_callback=after_tool
     )
     await TestRunner(agent, plugins=[MultimodalToolResultsPlugin()]).run("go")
-    assert seen == [{"sales": 3}, IMAGE]
+    assert seen == [{"sales": 3}, IMAGE]  # callbacks see what the tool returned
     assert _extra_parts(model, 1) == []
     response = model.requests[1].contents[-1].parts[0].function_response
     assert response.response == {"sales": 3}
+    assert response.parts is None
 
 
 async def test_session_retention_keeps_file_and_text_parts_for_later_turns() -> None:
@@ -92,13 +108,14 @@ async def test_session_retention_keeps_file_and_text_parts_for_later_turns() -> 
     runner = TestRunner(agent, plugins=[MultimodalToolResultsPlugin(retention="session")])
     await runner.run("make a report")
     await runner.run("what did the chart show?")
-    text = types.Part(text="Sales went up.")
-    assert _extra_parts(model, 1) == [text, CHART, IMAGE]
+    # The chart and the image are in the function responses: only the text is added.
+    assert _extra_parts(model, 1) == [TEXT]
+    assert [r.parts for r in _responses(model, 1)] == [[CHART_MEDIA], [IMAGE_MEDIA]]
     # A later turn still gets the chart and its text, not the inline image bytes.
-    assert model.requests[2].contents[-1].parts[-2:] == [text, CHART]
+    assert model.requests[2].contents[-1].parts[-2:] == [TEXT, CHART]
     assert IMAGE not in model.requests[2].contents[-1].parts
     saved = (await runner.state())[SESSION_PARTS_RETURNED_BY_TOOLS_ID]
-    assert [types.Part.model_validate(p) for p in saved] == [text, CHART]
+    assert [types.Part.model_validate(p) for p in saved] == [TEXT, CHART]
 
 
 async def test_session_retention_replaces_parts_from_an_earlier_invocation() -> None:

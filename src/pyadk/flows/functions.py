@@ -13,6 +13,7 @@ from pyadk.agents.llm_agent import LlmAgent
 from pyadk.errors import ToolTimeoutError
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
+from pyadk.flows.tool_result_media import function_response_of
 from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import ToolSpan, trace_merged_tool_calls
 from pyadk.tools.tool_context import ToolContext
@@ -232,14 +233,13 @@ async def _execute_call(
             response = await _run_tool_with_callbacks(ctx, tool, args, tool_context)
             if response is None and tool.is_long_running:
                 return None
-    if not isinstance(response, dict):
-        response = {"result": response}
-    part = construct(
-        types.Part,
-        function_response=construct(
+    if isinstance(response, dict):  # the ordinary result: not searched for media
+        function_response = construct(
             types.FunctionResponse, id=call.id, name=name, response=response
-        ),
-    )
+        )
+    else:  # a part, a list of parts...: media goes into FunctionResponse.parts
+        function_response = function_response_of(call.id, name, response)
+    part = construct(types.Part, function_response=function_response)
     return part, tool_context.actions
 
 

@@ -3,6 +3,9 @@
 Thinking blocks become thought parts whose ``thought_signature`` holds the block's
 signature (UTF-8); a redacted thinking block becomes a thought part without text whose
 ``thought_signature`` holds its data. Both are sent back unchanged, in order.
+
+Media a tool returned (``FunctionResponse.parts``) goes inside its ``tool_result``: after
+a text block holding the JSON response, an image or document block per part.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ _STOP_REASONS = {
     "refusal": types.FinishReason.SAFETY,
 }
 _DOCUMENT_TYPES = {"application/pdf"}
+_TOOL_RESULT_IMAGE_TYPES = {"image/jpeg", "image/png", "image/gif", "image/webp"}
 _OPENING = "(The conversation so far follows.)"
 
 
@@ -80,11 +84,10 @@ def _assistant_block(part: types.Part) -> dict[str, Any] | None:
 def _user_block(part: types.Part) -> dict[str, Any] | None:
     if part.function_response is not None:
         response = part.function_response
-        return {
-            "type": "tool_result",
-            "tool_use_id": response.id,
-            "content": response_text(response),
-        }
+        content: str | list[dict[str, Any]] = response_text(response)
+        if response.parts:
+            content = [{"type": "text", "text": content}, *map(_media_block, response.parts)]
+        return {"type": "tool_result", "tool_use_id": response.id, "content": content}
     if part.thought:
         return None
     if part.text is not None:
@@ -114,6 +117,39 @@ def _user_block(part: types.Part) -> dict[str, Any] | None:
     if part.code_execution_result is not None:
         return {"type": "text", "text": part.code_execution_result.output or ""}
     return None
+
+
+def _media_block(part: types.FunctionResponsePart) -> dict[str, Any]:
+    """A block of a ``tool_result``'s content for media a tool returned: an image or a
+    PDF (base64 bytes, or an http(s) URL); anything else becomes a text note, so the
+    conversation goes on without it."""
+    blob, file = part.inline_data, part.file_data
+    if blob is not None and blob.data is not None:
+        mime = _bare_mime(blob.mime_type or "application/octet-stream")
+        source: dict[str, Any] = {
+            "type": "base64",
+            "media_type": mime,
+            "data": base64.b64encode(blob.data).decode(),
+        }
+        what = mime
+    elif file is not None and file.file_uri:
+        mime = _bare_mime(file.mime_type or "")
+        source = {"type": "url", "url": file.file_uri}
+        what = f"{file.file_uri} ({mime or 'no type'})"
+        if not file.file_uri.startswith(("http://", "https://")):
+            mime = ""  # Claude fetches only web URLs
+    else:
+        return {"type": "text", "text": "[empty media part omitted]"}
+    if mime in _TOOL_RESULT_IMAGE_TYPES:
+        return {"type": "image", "source": source}
+    if mime in _DOCUMENT_TYPES:
+        return {"type": "document", "source": source}
+    return {"type": "text", "text": f"[{what} omitted: Claude cannot receive it in a tool result]"}
+
+
+def _bare_mime(mime: str) -> str:
+    """``image/PNG; x=y`` -> ``image/png``."""
+    return mime.split(";", 1)[0].strip().lower()
 
 
 def build_tools(request: LlmRequest) -> tuple[list[dict[str, Any]] | None, dict[str, Any] | None]:

@@ -117,6 +117,7 @@ def _answers(
                     id=call.id,
                     name=call.name,
                     response=response.response if response is not None else PLACEHOLDER_RESPONSE,
+                    parts=response.parts if response is not None else None,
                 )
             )
         )

@@ -9,6 +9,10 @@ Reasoning that OpenAI-compatible servers return beside the answer (``reasoning_c
 from DeepSeek, llama.cpp and older vLLM; ``reasoning`` from newer vLLM, Ollama and
 OpenRouter) becomes thought parts, and with ``reasoning_field`` it is sent back in that
 field of the assistant message, as DeepSeek requires for turns with tool calls.
+
+A tool message carries text only: media a tool returned (``FunctionResponse.parts``)
+follows the tool messages in a user message (an ``image_url``, ``input_audio`` or
+``file`` item per part), as google-adk's LiteLlm sends it.
 """
 
 from __future__ import annotations
@@ -140,6 +144,7 @@ def _user_messages(content: types.Content, adapter: str) -> list[dict[str, Any]]
             messages.append(
                 {"role": "tool", "tool_call_id": response.id, "content": response_text(response)}
             )
+            items.extend(_tool_media_item(media, adapter) for media in response.parts or ())
         elif not part.thought:
             item = _content_item(part, adapter)
             if item is not None:
@@ -150,6 +155,27 @@ def _user_messages(content: types.Content, adapter: str) -> list[dict[str, Any]]
         else:
             messages.append({"role": "user", "content": items})
     return messages
+
+
+def _tool_media_item(media: types.FunctionResponsePart, adapter: str) -> dict[str, Any]:
+    """Media a tool returned, as an item of the user message after the tool messages (a
+    tool message carries text only); a text note when this format cannot carry it."""
+    blob, file = media.inline_data, media.file_data
+    if blob is not None and blob.data is not None:
+        part = types.Part(inline_data=types.Blob(mime_type=blob.mime_type, data=blob.data))
+        what = blob.mime_type or "application/octet-stream"
+    elif file is not None and file.file_uri:
+        part = types.Part(
+            file_data=types.FileData(file_uri=file.file_uri, mime_type=file.mime_type)
+        )
+        what = f"{file.file_uri} ({file.mime_type or 'no type'})"
+    else:
+        return {"type": "text", "text": "[empty media part omitted]"}
+    try:
+        item = _content_item(part, adapter)
+    except BadRequestError:
+        item = None
+    return item or {"type": "text", "text": f"[{what} omitted: {adapter} cannot receive it]"}
 
 
 def _content_item(part: types.Part, adapter: str) -> dict[str, Any] | None:

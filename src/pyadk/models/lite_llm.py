@@ -44,7 +44,9 @@ class LiteLlm(BaseLlm):
 
     Requests use the OpenAI chat format with LiteLLM's extensions: Anthropic thinking
     blocks (``thinking_blocks``) and Gemini thought signatures on tool calls are kept on
-    the answer's parts and sent back on the next turns.
+    the answer's parts and sent back on the next turns. A tool message carries text only:
+    media a tool returned (``FunctionResponse.parts``) follows the tool messages in a user
+    message, as google-adk's LiteLlm sends it.
     """
 
     _supported: ClassVar[list[str]] = [r"litellm/.+"]

@@ -1,11 +1,17 @@
-"""MultimodalToolResultsPlugin: parts a tool returns (images, files, text) reach the
-model as parts, not as text inside the function response."""
+"""MultimodalToolResultsPlugin: parts a tool returns that the function response cannot
+carry (text) reach the model as parts of the next request.
+
+Media parts (inline bytes or a file URI, with a MIME type) need no plugin: the
+framework moves them into ``FunctionResponse.parts`` (see
+:mod:`pyadk.flows.tool_result_media`), and the plugin does not send them a second time.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
 from pyadk import types
+from pyadk.flows.tool_result_media import as_part, media_part
 from pyadk.plugins.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
@@ -25,18 +31,26 @@ _SESSION_UPDATED_KEY = "temp:multimodal_tool_results_plugin:updated_in_invocatio
 
 
 def _returned_parts(result: Any) -> list[types.Part] | None:
-    """The parts of a tool result that is a Part or a non-empty list starting with one."""
-    if isinstance(result, types.Part):
-        return [result]
-    if isinstance(result, list) and result and isinstance(result[0], types.Part):
-        return list(result)
-    return None
+    """The parts of a tool result that is a Part or a non-empty list starting with one
+    (a google-genai ``Part`` is converted; entries that are not parts are left out)."""
+    if not isinstance(result, list):
+        part = as_part(result)
+        return None if part is None else [part]
+    if not result or as_part(result[0]) is None:
+        return None
+    return [part for value in result if (part := as_part(value)) is not None]
+
+
+def _not_carried(parts: list[types.Part]) -> list[types.Part]:
+    """The parts that the function response does not carry itself (no media)."""
+    return [part for part in parts if media_part(part) is None]
 
 
 class MultimodalToolResultsPlugin(BasePlugin):
-    """Lets a function tool return a ``types.Part`` or a list of them (an image, a
-    file, text): the parts are added to the next model request, after the function
-    responses, so the model sees the image itself.
+    """Lets a function tool return a ``types.Part`` or a list of them: the parts that
+    ``FunctionResponse.parts`` does not carry (text) are added to the next model request,
+    after the function responses. Images and files need no plugin: the framework puts
+    them into the function response itself, and the plugin does not repeat them.
 
     ``retention="next_model_call"`` (default) adds them to the next request only.
     ``retention="session"`` keeps adding the latest saved parts to every later request
@@ -86,10 +100,12 @@ class MultimodalToolResultsPlugin(BasePlugin):
                     state[SESSION_PARTS_RETURNED_BY_TOOLS_ID] = kept
             state[_CURRENT_TURN_PARTS_ID] = [*state.get(_CURRENT_TURN_PARTS_ID, []), *parts]
         else:
-            state[PARTS_RETURNED_BY_TOOLS_ID] = [
-                *state.get(PARTS_RETURNED_BY_TOOLS_ID, []),
-                *parts,
-            ]
+            parts = _not_carried(parts)
+            if parts:
+                state[PARTS_RETURNED_BY_TOOLS_ID] = [
+                    *state.get(PARTS_RETURNED_BY_TOOLS_ID, []),
+                    *parts,
+                ]
         return None
 
     async def before_model_callback(
@@ -105,7 +121,7 @@ class MultimodalToolResultsPlugin(BasePlugin):
                 types.Part.model_validate(part)
                 for part in state.get(SESSION_PARTS_RETURNED_BY_TOOLS_ID) or []
             ]
-            attach = [part for part in saved if part not in current] + current
+            attach = [part for part in saved if part not in current] + _not_carried(current)
             if current:
                 state[_CURRENT_TURN_PARTS_ID] = []
         else:
