@@ -9,7 +9,7 @@ from live_support import TEXT, make_harness, texts, user
 
 from pyadk import types
 from pyadk.agents import LiveRequestQueue, LlmAgent
-from pyadk.models.base_llm_connection import LiveConnectionClosedError
+from pyadk.models import LiveConnectionClosedError
 from pyadk.sessions._event_codec import decode, encode
 from pyadk.testing import (
     ScriptedLiveModel,

@@ -101,7 +101,7 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
         async with AsyncExitStack() as stack:
             try:
                 connection = await stack.enter_async_context(
-                    llm.connect(_connect_request(llm_request, ctx, handle))
+                    llm.connect(_connect_request(llm_request, handle))
                 )
             except Exception as error:
                 if attempts == 0 or not _can_resume(ctx):
@@ -410,9 +410,7 @@ def _can_resume(ctx: InvocationContext) -> bool:
     )
 
 
-def _connect_request(
-    llm_request: LlmRequest, ctx: InvocationContext, handle: str | None
-) -> LlmRequest:
+def _connect_request(llm_request: LlmRequest, handle: str | None) -> LlmRequest:
     """The request of one connection: ``llm_request`` with ``handle`` (None: a new
     session) in its connect config's ``session_resumption``."""
     live = llm_request.live_connect_config

@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from pyadk.models.base_llm import BaseLlm
-from pyadk.models.base_llm_connection import BaseLlmConnection
+from pyadk.models.base_llm_connection import BaseLlmConnection, LiveConnectionClosedError
 from pyadk.models.defaults import get_default_model, set_default_model
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
@@ -73,6 +73,7 @@ __all__ = [
     "Gemini",
     "LLMRegistry",
     "LiteLlm",
+    "LiveConnectionClosedError",
     "LlmRequest",
     "LlmResponse",
     "OpenAIChat",
