@@ -9,6 +9,7 @@ import pytest
 from pydantic import BaseModel
 from wf_support import outputs
 
+from pyadk import types
 from pyadk.agents import LlmAgent
 from pyadk.events import Event
 from pyadk.testing import TestRunner
@@ -339,3 +340,35 @@ def test_node_tool_is_importable_where_google_adk_keeps_it():
     from pyadk.tools._node_tool import NodeTool as Ported
 
     assert Ported is NodeTool
+
+
+async def test_two_calls_at_once_store_their_events_in_one_sqlite_session(tmp_path: Any):
+    from pyadk.runners import Runner
+    from pyadk.sessions.sqlite_session_service import SqliteSessionService
+
+    service = SqliteSessionService(str(tmp_path / "sessions.db"))
+    agent, _ = agent_with(
+        NodeTool(trip_workflow()),
+        [
+            [
+                function_call("trip", {"city": "Rome", "days": 3}, id="a"),
+                function_call("trip", {"city": "Oslo", "days": 2}, id="b"),
+            ],
+            "Both planned.",
+        ],
+    )
+    runner = Runner(app_name="app", agent=agent, session_service=service)
+    await service.create_session(app_name="app", user_id="u", session_id="s")
+    message = types.UserContent("plan both")
+    events = [e async for e in runner.run_async(user_id="u", session_id="s", new_message=message)]
+    assert sorted(r["result"] for r in responses(events)) == ["Oslo: 1 nights", "Rome: 2 nights"]
+    stored = await service.get_session(app_name="app", user_id="u", session_id="s")
+    assert stored is not None
+    assert sorted(node_path(e) for e in stored.events if node_path(e)) == [
+        "root@1/trip@a/finish@1",
+        "root@1/trip@a/plan@1",
+        "root@1/trip@b/finish@1",
+        "root@1/trip@b/plan@1",
+    ]
+    assert stored.events[-1].content is not None
+    assert stored.events[-1].content.parts[0].text == "Both planned."

@@ -10,6 +10,8 @@ streams progress also forwards each to the client as a progress event.
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from pyadk.events.event import Event
@@ -21,6 +23,7 @@ from pyadk.workflow._errors import (
 )
 
 if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
     from pyadk.tools.tool_context import ToolContext
     from pyadk.workflow._context import Context
 
@@ -107,8 +110,36 @@ async def _store(tool_context: ToolContext, event: Event) -> None:
         if isinstance(replaced, Event):
             event = replaced
     if not event.partial:
-        await ic.session_service.append_event(ic.session, event)
+        await _append(ic, event)
     forward_agent_event(tool_context, event)
+
+
+_append_locks: dict[int, asyncio.Lock] = {}
+"""One lock per invocation (by the id of its shared counters, dropped with them): tool
+calls running at once store their nodes' events one at a time."""
+_STALE_RETRIES = 20
+
+
+async def _append(ic: InvocationContext, event: Event) -> None:
+    """Appends ``event`` to the invocation's session. Calls of one invocation take
+    turns; an append that met one in flight elsewhere in the invocation (a parallel
+    branch's event, which the Runner stores) is tried again once that one is stored."""
+    from pyadk.sessions.errors import StaleSessionError
+
+    key = id(ic._counters)
+    lock = _append_locks.get(key)
+    if lock is None:
+        lock = _append_locks[key] = asyncio.Lock()
+        weakref.finalize(ic._counters, _append_locks.pop, key, None)
+    async with lock:
+        for attempt in range(_STALE_RETRIES + 1):
+            try:
+                await ic.session_service.append_event(ic.session, event)
+                return
+            except StaleSessionError:  # nothing was written; the session is unchanged
+                if attempt == _STALE_RETRIES:
+                    raise
+                await asyncio.sleep(0.01)
 
 
 def _run_id(run_id: str, name: str) -> str:
