@@ -372,3 +372,42 @@ async def test_two_calls_at_once_store_their_events_in_one_sqlite_session(tmp_pa
     ]
     assert stored.events[-1].content is not None
     assert stored.events[-1].content.parts[0].text == "Both planned."
+
+
+async def test_an_llm_agent_node_inside_gets_the_request_and_its_answer_is_the_result():
+    inner = ScriptedModel(["A short poem."])
+    wf = Workflow(name="draft", edges=[(START, LlmAgent(name="writer", model=inner))])
+    agent, model = agent_with(
+        NodeTool(wf), [function_call("draft", {"request": "a poem"}, id="c1"), "Here it is."]
+    )
+    runner = TestRunner(agent)
+    events = await runner.run("write me a poem")
+    assert responses(events) == [{"result": "A short poem."}]
+    assert [c.parts[0].text for c in inner.requests[0].contents] == ["a poem"]
+    # The caller's model sees its call and the result, not the inner agent's turns.
+    assert len(model.requests[1].contents) == 3
+    stored = (await runner.session()).events
+    assert [(e.author, e.branch) for e in stored if e.branch] == [
+        ("user", "draft@c1"),
+        ("writer", "draft@c1"),
+    ]
+
+
+async def test_plugins_see_the_node_events_and_a_plain_node_can_be_the_tool():
+    from pyadk.plugins import BasePlugin
+
+    seen: list[str | None] = []
+
+    class Watch(BasePlugin):
+        async def on_event_callback(self, *, invocation_context: Any, event: Event) -> None:
+            seen.append(node_path(event))
+
+    def shout(node_input: str) -> str:
+        return node_input.upper()
+
+    agent, _ = agent_with(
+        NodeTool(FunctionNode(shout)), [function_call("shout", {"request": "hi"}, id="c9"), "ok"]
+    )
+    events = await TestRunner(agent, plugins=[Watch(name="watch")]).run("go")
+    assert responses(events) == [{"result": "HI"}]
+    assert "root@1/shout@c9" in seen
