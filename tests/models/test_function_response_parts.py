@@ -208,3 +208,16 @@ async def test_openai_media_of_parallel_calls_follows_all_tool_messages(
     await generate(model, request)
     roles = [m["role"] for m in server.requests[0].json()["messages"]]
     assert roles == ["user", "assistant", "tool", "tool", "user"]
+
+
+def test_paired_history_keeps_the_media_of_answers_and_of_orphans() -> None:
+    from pyadk.models._history import paired_history
+
+    request = _request(IMAGE, response={"camera": "front"})
+    orphan = types.FunctionResponse(id="zz", name="old", response={}, parts=[IMAGE])
+    request.contents.append(types.UserContent([types.Part(function_response=orphan), "and?"]))
+    [_, _, results] = paired_history(request.contents)  # the user turns merge
+    assert results.parts[0].function_response.parts == [IMAGE]
+    # An answer to no call becomes text, and its image an ordinary image part.
+    assert [p.text for p in results.parts[1:]] == ["Tool `old` returned: {}", None, "and?"]
+    assert results.parts[2].inline_data == types.Blob(data=PNG, mime_type="image/png")

@@ -66,7 +66,7 @@ def paired_history(contents: list[types.Content]) -> list[types.Content]:
         others = [p for p in content.parts or [] if p.function_response is None]
         answers, orphans = _answers(pending, responses)
         pending = []
-        parts = [*answers, *(_as_text(p) for p in orphans), *others]
+        parts = [*answers, *(q for p in orphans for q in _as_text(p)), *others]
         if parts:
             out.append(types.Content(role="user", parts=parts))
     if pending:
@@ -124,11 +124,19 @@ def _answers(
     return answers, orphans
 
 
-def _as_text(part: types.Part) -> types.Part:
+def _as_text(part: types.Part) -> list[types.Part]:
+    """An orphan response as text, then the media it carries as ordinary parts."""
     response = part.function_response
     assert response is not None
     result = json.dumps(response.response, ensure_ascii=False, default=str)
-    return types.Part(text=f"Tool `{response.name}` returned: {result}")
+    parts = [types.Part(text=f"Tool `{response.name}` returned: {result}")]
+    for media in response.parts or ():
+        blob, file = media.inline_data, media.file_data
+        if blob is not None and blob.data is not None:
+            parts.append(types.Part.from_bytes(data=blob.data, mime_type=blob.mime_type or ""))
+        elif file is not None and file.file_uri:
+            parts.append(types.Part.from_uri(file_uri=file.file_uri, mime_type=file.mime_type))
+    return parts
 
 
 def response_text(response: types.FunctionResponse) -> str:
