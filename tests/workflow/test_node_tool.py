@@ -240,8 +240,11 @@ async def test_a_node_asking_for_input_fails_with_a_clear_error():
         NodeTool(Workflow(name="ask", edges=[(START, ask)])),
         [function_call("ask", {"request": "Rome"})],
     )
+    runner = TestRunner(agent)
     with pytest.raises(NodePausedInToolError, match="cannot pause an agent's tool call"):
-        await TestRunner(agent).run("go")
+        await runner.run("go")
+    stored = (await runner.session()).events
+    assert not any(e.long_running_tool_ids for e in stored)  # no request left unanswerable
 
 
 async def test_a_function_tool_runs_a_node_with_tool_context_run_node():

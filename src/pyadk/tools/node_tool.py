@@ -39,8 +39,9 @@ class NodeTool(BaseTool):
     sent to the client while it runs. A node that fails raises its own error (the
     agent's ``on_tool_error_callback`` sees it). A node that waits for the client (a
     ``RequestInput``, an approval, a credential) raises
-    :class:`pyadk.workflow.NodePausedInToolError`: unlike google-adk, pyadk cannot pause
-    an agent's tool call on a node's request (make the workflow a sub-agent instead).
+    :class:`pyadk.workflow.NodePausedInToolError` and its request is not stored: unlike
+    google-adk, pyadk cannot pause an agent's tool call on a node's request (make the
+    workflow a sub-agent instead).
     """
 
     def __init__(

@@ -5,7 +5,9 @@ A tool of a workflow's ``ToolNode`` runs the node as a dynamic node of that tool
 the agent's invocation: the node's events (and those of the nodes inside it) are
 stored in the session as they come, authored like a workflow's node events, under
 the path ``<agent>@1/<node>@<run id>`` (the run id: the tool call's id); a tool that
-streams progress also forwards each to the client as a progress event.
+streams progress also forwards each to the client as a progress event. A node that
+waits for the client raises :class:`NodePausedInToolError`; its request is not stored
+(no one could answer it).
 """
 
 from __future__ import annotations
@@ -64,7 +66,12 @@ async def run_node_from_tool(
     path = f"{ic.agent.name}@1/{built.name}@{run_id}"
     branch = _branch(ic.branch, built, run_id, use_sub_branch, override_branch)
 
+    held: list[Event] = []
+
     async def emit(event: Event) -> None:
+        if event.long_running_tool_ids:  # a request the client could never answer here
+            held.append(event)
+            return
         await _store(tool_context, event)
 
     run = NodeRun(
@@ -87,7 +94,7 @@ async def run_node_from_tool(
         result = None
     except Exception as error:
         raise DynamicNodeFailError(message=message, error=error, error_node_path=path) from error
-    if result is None or result.waiting:
+    if result is None or result.waiting or held:
         raise NodePausedInToolError(
             f"Node {built.name!r}, run by tool call {tool_context.function_call_id!r} of "
             f"agent {ic.agent.name!r}, waits for the client's answer (a RequestInput, an "
