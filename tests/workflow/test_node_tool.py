@@ -252,9 +252,9 @@ async def test_a_function_tool_runs_a_node_with_tool_context_run_node():
         return node_input * 2
 
     async def compute(n: int, tool_context: ToolContext) -> dict[str, Any]:
-        """Doubles n with a workflow node."""
+        """Doubles n with a workflow node (twice)."""
         value = await tool_context.run_node(double, n)
-        return {"value": value}
+        return {"value": await tool_context.run_node(double, value // 2)}
 
     agent, _ = agent_with(
         FunctionTool(compute), [function_call("compute", {"n": 21}, id="k"), "ok"]
@@ -263,7 +263,10 @@ async def test_a_function_tool_runs_a_node_with_tool_context_run_node():
     events = await runner.run("go")
     assert responses(events) == [{"value": 42}]
     stored = (await runner.session()).events
-    assert [(node_path(e), e.branch) for e in stored if node_path(e)] == [("root@1/double@k", None)]
+    assert [(node_path(e), e.branch) for e in stored if node_path(e)] == [
+        ("root@1/double@k", None),
+        ("root@1/double@k-2", None),
+    ]
 
 
 async def test_tool_context_run_node_takes_a_run_id_and_a_sub_branch():

@@ -113,7 +113,8 @@ class ToolContext(CallbackContext):
 
         In a workflow's ``ToolNode`` the node runs as a dynamic node of that node (see
         ``Context.run_node``). Under an agent it runs with the agent's invocation, at
-        path ``<agent>@1/<node>@<run id>`` (``run_id`` defaults to this call's id), in
+        path ``<agent>@1/<node>@<run id>`` (``run_id`` defaults to this call's id, then
+        ``<id>-2``, ... for more runs of the node in the call), in
         the agent's branch (a sub-branch ``<node>@<run id>`` for an agent or workflow,
         or with ``use_sub_branch``; ``override_branch`` replaces the base); its events
         are stored in the session as they come. A node that fails raises

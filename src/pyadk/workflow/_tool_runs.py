@@ -62,7 +62,7 @@ async def run_node_from_tool(
     if built is START:
         raise WorkflowConfigurationError("tool_context.run_node cannot run START.")
     ic = tool_context._invocation_context
-    run_id = _run_id(run_id or tool_context.function_call_id or "1", built.name)
+    run_id = _run_id(run_id or _default_run_id(tool_context, built.name), built.name)
     path = f"{ic.agent.name}@1/{built.name}@{run_id}"
     branch = _branch(ic.branch, built, run_id, use_sub_branch, override_branch)
 
@@ -147,6 +147,14 @@ async def _append(ic: InvocationContext, event: Event) -> None:
                 if attempt == _STALE_RETRIES:
                     raise
                 await asyncio.sleep(0.01)
+
+
+def _default_run_id(tool_context: ToolContext, name: str) -> str:
+    """The call's id for the first run of ``name`` in the call, then ``<id>-2``, ..."""
+    counts: dict[str, int] = tool_context.__dict__.setdefault("_node_runs", {})
+    counts[name] = count = counts.get(name, 0) + 1
+    base = tool_context.function_call_id or "1"
+    return base if count == 1 else f"{base}-{count}"
 
 
 def _run_id(run_id: str, name: str) -> str:
