@@ -126,3 +126,21 @@ async def test_an_answer_that_does_not_fit_is_refused_and_the_workflow_still_wai
     assert tool.keys == []
     resumed = await runner.run(answer(request, "k-1"))
     assert outputs(resumed)[-1] == ("report", "Paris is clear")
+
+
+async def test_a_tool_that_asks_then_fails_does_not_wait():
+    from pyadk.plugins import BasePlugin
+
+    class Recover(BasePlugin):
+        async def on_tool_error_callback(self, **kwargs: Any) -> dict[str, str]:
+            return {"error": str(kwargs["error"])}
+
+    def flaky(city: str, tool_context: ToolContext) -> str:
+        """Asks for a key, then breaks."""
+        tool_context.request_credential(KEY)
+        raise RuntimeError("service down")
+
+    wf = Workflow(name="wf", edges=[(START, city, FunctionTool(flaky))])
+    events = await TestRunner(wf, plugins=[Recover(name="recover")]).run("go")
+    assert requests_in(events) == []
+    assert outputs(events)[-1] == ("flaky", {"error": "service down"})

@@ -92,7 +92,10 @@ class ToolNode(BaseNode):
                 try:
                     result = await tool.run_async(args=args, tool_context=tool_context)
                 except Exception as error:
+                    # The failure is the call's result: what it asked the client for is
+                    # dropped.
                     ctx.actions.requested_tool_confirmations.pop(call_id, None)
+                    ctx.actions.requested_auth_configs.pop(call_id, None)
                     result = await plugins_then_callbacks(
                         plugins, "on_tool_error_callback", {**plugin_kwargs, "error": error}, None
                     )
