@@ -1,22 +1,38 @@
-"""WebSocket ``/run_live`` (google-adk's route), text only.
+"""WebSocket ``/run_live`` (google-adk's route): live mode, or text turns.
 
-``ws://host/run_live?app_name=A&user_id=U&session_id=S[&modalities=TEXT]``. The client
-sends LiveRequest JSON: ``{"content": <Content>}`` runs a turn on the session,
-``{"close": true}`` ends the connection. The server sends each event of the turn as
-Event JSON (camelCase, None fields left out; partial text events first, as the
-model streams), then a content-less Event with ``"turnComplete": true`` (not stored).
-A turn that fails sends ``{"error": "Type: message"}`` instead; the connection stays
-open. Requests are handled one at a time, in order; a client that disconnects cancels
-the turn in progress (its session is free again).
+``ws://host/run_live?app_name=A&user_id=U&session_id=S[&modalities=AUDIO][&...]``.
+The caller, the app and the session are checked first (refusals send
+``{"error": ...}``, then close: 1002 unknown session, 1008 unknown app or another
+user's data, 1011 an app that fails to load); then the mode depends on the model of
+the agent that would answer (the one ``Runner.run_live`` starts with):
 
-Audio and video are not supported: a ``modalities`` other than ``TEXT`` closes the
-connection (code 1003), a ``blob`` or activity marker is answered with an error.
+- **Live mode**, for a model with a live connection (``connect()`` implemented:
+  Gemini, ``pyadk.testing.ScriptedLiveModel``): as google-adk, ``runner.run_live``
+  with a RunConfig from the query (``modalities`` TEXT/AUDIO/VIDEO, default AUDIO;
+  ``proactive_audio``, ``enable_affective_dialog``, ``enable_session_resumption``,
+  ``explicit_vad_signal``; ``save_live_blob=true`` is refused, 1003). Each client
+  message is a LiveRequest (``content``, ``blob``, ``activity_start``,
+  ``activity_end``, ``audio_stream_end``, ``state_delta``, ``close``; snake_case or
+  camelCase) put into the run's LiveRequestQueue; every event of the run is sent as
+  Event JSON. The socket is closed (1000) when the run ends, e.g. after ``close``; a
+  failed run sends ``{"error": "Type: message"}`` and closes with 1011; a client that
+  disconnects closes the queue, which ends the run (see :mod:`live_realtime`).
+- **Text turns**, for other models (a pyadk feature: ``/run_live`` works with any
+  model): ``{"content": <Content>}`` runs an ordinary turn, whose events are sent, then
+  a content-less Event with ``"turnComplete": true`` (not stored); a failed turn sends
+  ``{"error": "Type: message"}`` and the connection stays open; ``{"close": true}``
+  closes (1000). Requests are handled one at a time, in order; a client that
+  disconnects cancels the turn in progress. ``modalities`` other than TEXT are refused
+  (1003), and so are blobs and activity markers (an error; the connection stays open).
+
+Invalid requests are answered with ``{"error": "Invalid LiveRequest: ..."}`` (the
+connection stays open); a message over ``max_request_bytes`` closes it (1009); a bad
+query value (an unknown modality, a flag that is not a boolean) is refused (1008).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Coroutine, Mapping
 from contextlib import aclosing
@@ -31,33 +47,52 @@ from pyadk.events.event import Event
 from pyadk.runners import Runner
 from pyadk.server.context import ServerContext
 from pyadk.server.json_safe import model_json
+from pyadk.server.live_realtime import (
+    LiveOptions,
+    modality_names,
+    query_flag,
+    run_realtime,
+    runs_live,
+)
+from pyadk.server.live_socket import (
+    CLOSE_NORMAL,
+    CLOSE_POLICY,
+    CLOSE_PROTOCOL_ERROR,
+    CLOSE_SERVER_ERROR,
+    CLOSE_TOO_BIG,
+    CLOSE_UNSUPPORTED,
+    ClientGone,
+    LiveSocket,
+    invalid_request,
+)
 from pyadk.server.models import LiveRequest
 from pyadk.server.security import require_user
 from pyadk.sessions.errors import SessionConflictError
+from pyadk.sessions.session import Session
+
+__all__ = [
+    "CLOSE_NORMAL",
+    "CLOSE_POLICY",
+    "CLOSE_PROTOCOL_ERROR",
+    "CLOSE_SERVER_ERROR",
+    "CLOSE_TOO_BIG",
+    "CLOSE_UNSUPPORTED",
+    "MEDIA_NOT_SUPPORTED",
+    "SAVE_LIVE_BLOB_NOT_SUPPORTED",
+    "make_router",
+]
 
 logger = logging.getLogger(__name__)
 
-CLOSE_NORMAL = 1000
-CLOSE_PROTOCOL_ERROR = 1002  # google-adk's code for a missing session
-CLOSE_UNSUPPORTED = 1003
-CLOSE_POLICY = 1008
-CLOSE_TOO_BIG = 1009
-CLOSE_SERVER_ERROR = 1011
-
 MEDIA_NOT_SUPPORTED = (
-    "Audio and video input is not supported by pyadk's /run_live (text only): send "
-    'text as {"content": {"role": "user", "parts": [{"text": "..."}]}}.'
+    "Audio and video input needs an agent with a live model (one that implements "
+    "connect(), e.g. Gemini Live): this app's /run_live runs text turns. Send text as "
+    '{"content": {"role": "user", "parts": [{"text": "..."}]}}.'
 )
-
-
-class _Gone(Exception):
-    """The client went away: nothing more can be sent."""
-
-
-def unsupported_modalities(modalities: list[str]) -> list[str]:
-    """The requested modalities other than TEXT (``TEXT,AUDIO`` and repeats accepted)."""
-    names = [m.strip().upper() for value in modalities for m in value.split(",") if m.strip()]
-    return [name for name in names if name != "TEXT"]
+SAVE_LIVE_BLOB_NOT_SUPPORTED = (
+    "save_live_blob is not supported by pyadk: live audio and video are not saved as "
+    "artifacts. Leave it out (or false)."
+)
 
 
 def make_router(ctx: ServerContext) -> APIRouter:
@@ -69,36 +104,109 @@ def make_router(ctx: ServerContext) -> APIRouter:
         app_name: str,
         user_id: str,
         session_id: str,
-        modalities: list[str] = Query(default=["TEXT"]),
+        modalities: list[str] | None = Query(default=None),
+        proactive_audio: str | None = None,
+        enable_affective_dialog: str | None = None,
+        enable_session_resumption: str | None = None,
+        save_live_blob: str | None = None,
+        explicit_vad_signal: str | None = None,
     ) -> None:
         await websocket.accept()
-        inbox = _Inbox(websocket)
+        socket = LiveSocket(websocket, ctx.max_request_bytes)
+        raw_flags = {
+            "proactive_audio": proactive_audio,
+            "enable_affective_dialog": enable_affective_dialog,
+            "enable_session_resumption": enable_session_resumption,
+            "save_live_blob": save_live_blob,
+            "explicit_vad_signal": explicit_vad_signal,
+        }
         try:
-            runner = await _open(ctx, websocket, app_name, user_id, session_id, modalities)
-            if runner is None:
+            try:
+                names = modality_names(modalities)
+                flags = {name: query_flag(name, value) for name, value in raw_flags.items()}
+            except ValueError as exc:
+                await socket.refuse(CLOSE_POLICY, str(exc))
                 return
-            while True:
-                message = await inbox.next()
-                if message is None:
+            opened = await _open(ctx, socket, app_name, user_id, session_id)
+            if opened is None:
+                return
+            runner, session = opened
+            if runs_live(runner, session):
+                if flags.pop("save_live_blob"):
+                    await socket.refuse(CLOSE_UNSUPPORTED, SAVE_LIVE_BLOB_NOT_SUPPORTED)
                     return
-                request = await _parse(ctx, websocket, message)
-                if request is None:
-                    continue
-                if request.close:
-                    await websocket.close(CLOSE_NORMAL)
-                    return
-                if request.content is None:
-                    await _send(websocket, {"error": _no_content(request)})
-                    continue
-                turn = _turn(websocket, runner, user_id, session_id, request.content)
-                if not await inbox.run_unless_gone(turn):
-                    return
-        except _Gone:
+                options = LiveOptions(modalities=names or ["AUDIO"], **flags)
+                await run_realtime(socket, runner, user_id, session_id, options.run_config())
+                return
+            others = [name for name in names or [] if name != "TEXT"]
+            if others:
+                message = (
+                    f"Modalities {', '.join(others)} are not supported: text only (TEXT). "
+                    f"App {app_name!r} has no live model (one that implements connect(), "
+                    "e.g. Gemini Live), so /run_live runs text turns."
+                )
+                await socket.refuse(CLOSE_UNSUPPORTED, message)
+                return
+            await _text_turns(ctx, websocket, socket, runner, user_id, session_id)
+        except ClientGone:
             return
-        finally:
-            inbox.close()
 
     return router
+
+
+async def _open(
+    ctx: ServerContext, socket: LiveSocket, app_name: str, user_id: str, session_id: str
+) -> tuple[Runner, Session] | None:
+    """The app's runner and the session once the caller, app and session check out;
+    else the connection is closed with an error (and None returned)."""
+    try:
+        require_user(socket.websocket, user_id)
+        runner = ctx.runner(app_name)
+        session = await ctx.session(app_name, user_id, session_id)
+    except HTTPException as exc:
+        code = {403: CLOSE_POLICY, 404: CLOSE_POLICY, 500: CLOSE_SERVER_ERROR}.get(
+            exc.status_code, CLOSE_POLICY
+        )
+        if exc.status_code == 404 and str(exc.detail).startswith("Session not found"):
+            code = CLOSE_PROTOCOL_ERROR
+        await socket.refuse(code, str(exc.detail))
+        return None
+    return runner, session
+
+
+# -- text turns (models without a live connection) -------------------------------------
+
+
+async def _text_turns(
+    ctx: ServerContext,
+    websocket: WebSocket,
+    socket: LiveSocket,
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+) -> None:
+    """Runs a turn per ``content`` request, in order, until ``close`` or the client
+    leaves."""
+    inbox = _Inbox(websocket)
+    try:
+        while True:
+            message = await inbox.next()
+            if message is None:
+                return
+            request = await _parse(socket, message)
+            if request is None:
+                continue
+            if request.close:
+                await socket.close(CLOSE_NORMAL)
+                return
+            if request.content is None:
+                await socket.send({"error": _no_content(request)})
+                continue
+            turn = _turn(socket, runner, user_id, session_id, request.content)
+            if not await inbox.run_unless_gone(turn):
+                return
+    finally:
+        inbox.close()
 
 
 class _Inbox:
@@ -143,61 +251,20 @@ class _Inbox:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
             return False
-        task.result()  # re-raises _Gone
+        task.result()  # re-raises ClientGone
         return True
 
     def close(self) -> None:
         self._reader.cancel()
 
 
-async def _open(
-    ctx: ServerContext,
-    websocket: WebSocket,
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    modalities: list[str],
-) -> Runner | None:
-    """The app's runner once the caller, modalities, app and session check out; else
-    the connection is closed with an error (and None returned)."""
-    others = unsupported_modalities(modalities)
-    if others:
-        message = f"Modalities {', '.join(others)} are not supported: text only (TEXT)."
-        await _refuse(websocket, CLOSE_UNSUPPORTED, message)
-        return None
-    try:
-        require_user(websocket, user_id)
-        runner = ctx.runner(app_name)
-        await ctx.session(app_name, user_id, session_id)
-    except HTTPException as exc:
-        code = {403: CLOSE_POLICY, 404: CLOSE_POLICY, 500: CLOSE_SERVER_ERROR}.get(
-            exc.status_code, CLOSE_POLICY
-        )
-        if exc.status_code == 404 and str(exc.detail).startswith("Session not found"):
-            code = CLOSE_PROTOCOL_ERROR
-        await _refuse(websocket, code, str(exc.detail))
-        return None
-    return runner
-
-
-async def _parse(
-    ctx: ServerContext, websocket: WebSocket, message: Mapping[str, Any]
-) -> LiveRequest | None:
+async def _parse(socket: LiveSocket, message: Mapping[str, Any]) -> LiveRequest | None:
     """The LiveRequest of a received message, or None after answering with an error."""
-    data = message.get("text")
-    if data is None:
-        data = (message.get("bytes") or b"").decode("utf-8", errors="replace")
-    if len(data.encode()) > ctx.max_request_bytes:
-        limit = ctx.max_request_bytes
-        await _refuse(websocket, CLOSE_TOO_BIG, f"Message too large: the limit is {limit} bytes.")
-        raise _Gone
+    data = await socket.text_of(message)
     try:
         return LiveRequest.model_validate_json(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:5]
-        )
-        await _send(websocket, {"error": f"Invalid LiveRequest: {problems}"})
+        await socket.send({"error": invalid_request(exc)})
         return None
 
 
@@ -210,7 +277,7 @@ def _no_content(request: LiveRequest) -> str:
 
 
 async def _turn(
-    websocket: WebSocket,
+    socket: LiveSocket,
     runner: Runner,
     user_id: str,
     session_id: str,
@@ -231,30 +298,13 @@ async def _turn(
         ) as events:
             async for event in events:
                 author, invocation_id = event.author, event.invocation_id
-                await _send(websocket, model_json(event, exclude_none=True))
-    except _Gone:
+                await socket.send(model_json(event, exclude_none=True))
+    except ClientGone:
         raise
     except Exception as exc:
         if not isinstance(exc, SessionConflictError):
             logger.exception("Live turn failed (session %r)", session_id)
-        await _send(websocket, {"error": f"{type(exc).__name__}: {exc}"})
+        await socket.send({"error": f"{type(exc).__name__}: {exc}"})
         return
     done = Event(author=author, invocation_id=invocation_id, turn_complete=True)
-    await _send(websocket, model_json(done, exclude_none=True))
-
-
-async def _send(websocket: WebSocket, payload: dict[str, Any]) -> None:
-    try:
-        await websocket.send_text(json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
-    except Exception as exc:  # the client disconnected (starlette and uvicorn differ)
-        raise _Gone from exc
-
-
-async def _refuse(websocket: WebSocket, code: int, message: str) -> None:
-    """Sends ``{"error": message}`` and closes with ``code`` (the reason is cut to fit
-    a close frame)."""
-    await _send(websocket, {"error": message})
-    try:
-        await websocket.close(code, reason=message.encode()[:120].decode(errors="ignore"))
-    except Exception as exc:
-        raise _Gone from exc
+    await socket.send(model_json(done, exclude_none=True))
