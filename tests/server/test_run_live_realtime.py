@@ -455,3 +455,21 @@ def test_a_message_over_the_size_limit_closes_the_socket_and_frees_the_session(
     assert code == 1009
     assert model.connections[0].sent == []  # the blob never reached the model
     assert answer is not None and texts(answer) == ["Small is fine."]
+
+
+def test_a_state_delta_message_changes_the_session_state(
+    serve: Callable[[Any], LiveServer],
+) -> None:
+    model = ScriptedLiveModel(["Noted."])
+    server = start(serve, LlmAgent(name="voice", model=model))
+
+    with live(server) as ws:
+        ws.send(json.dumps({"stateDelta": {"mood": "happy"}}))
+        ws.send(text_request("hi"))
+        assert texts(recv_turn(ws)) == ["Noted."]
+        ws.send(json.dumps({"close": True}))
+        closed_with(ws)
+
+    with server.client() as client:
+        state = client.get("/apps/voice/users/alice/sessions/s1").json()["state"]
+    assert state["mood"] == "happy"
