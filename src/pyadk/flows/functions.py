@@ -250,24 +250,12 @@ async def _run_tool_with_callbacks(
     plugin_kwargs = {"tool": tool, "tool_args": args, "tool_context": tool_context}
     callback_kwargs = {"tool": tool, "args": args, "tool_context": tool_context}
 
-    response = await plugins_then_callbacks(
-        ctx.plugin_manager,
-        "before_tool_callback",
-        plugin_kwargs,
-        agent.before_tool_callback if agent else None,
-        callback_kwargs,
-    )
+    response = await before_tool(ctx, agent, plugin_kwargs, callback_kwargs)
     if response is None:
         try:
             response = await _call_tool(tool, args, tool_context, agent)
         except Exception as error:
-            response = await plugins_then_callbacks(
-                ctx.plugin_manager,
-                "on_tool_error_callback",
-                {**plugin_kwargs, "error": error},
-                agent.on_tool_error_callback if agent else None,
-                {**callback_kwargs, "error": error},
-            )
+            response = await on_tool_error(ctx, agent, plugin_kwargs, callback_kwargs, error)
             if response is None:
                 raise
     altered = await plugins_then_callbacks(
@@ -278,6 +266,39 @@ async def _run_tool_with_callbacks(
         {**callback_kwargs, "tool_response": response},
     )
     return response if altered is None else altered
+
+
+def before_tool(
+    ctx: InvocationContext,
+    agent: LlmAgent | None,
+    plugin_kwargs: dict[str, Any],
+    callback_kwargs: dict[str, Any],
+) -> Coroutine[Any, Any, Any]:
+    """The before-tool callbacks (plugins first); the first non-None result answers."""
+    return plugins_then_callbacks(
+        ctx.plugin_manager,
+        "before_tool_callback",
+        plugin_kwargs,
+        agent.before_tool_callback if agent else None,
+        callback_kwargs,
+    )
+
+
+def on_tool_error(
+    ctx: InvocationContext,
+    agent: LlmAgent | None,
+    plugin_kwargs: dict[str, Any],
+    callback_kwargs: dict[str, Any],
+    error: Exception,
+) -> Coroutine[Any, Any, Any]:
+    """The tool-error callbacks (plugins first) for ``error``; None: nobody answered."""
+    return plugins_then_callbacks(
+        ctx.plugin_manager,
+        "on_tool_error_callback",
+        {**plugin_kwargs, "error": error},
+        agent.on_tool_error_callback if agent else None,
+        {**callback_kwargs, "error": error},
+    )
 
 
 async def _call_tool(

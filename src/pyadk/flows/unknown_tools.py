@@ -13,8 +13,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from pyadk.agents.llm_agent import LlmAgent
+from pyadk.flows.functions import before_tool, on_tool_error
 from pyadk.tools.base_tool import BaseTool
-from pyadk.utils.callbacks import plugins_then_callbacks
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -55,21 +55,9 @@ async def answer_unknown_tool(
     agent = ctx.agent if isinstance(ctx.agent, LlmAgent) else None
     plugin_kwargs: dict[str, Any] = {"tool": tool, "tool_args": args, "tool_context": tool_context}
     callback_kwargs: dict[str, Any] = {"tool": tool, "args": args, "tool_context": tool_context}
-    response = await plugins_then_callbacks(
-        ctx.plugin_manager,
-        "before_tool_callback",
-        plugin_kwargs,
-        agent.before_tool_callback if agent else None,
-        callback_kwargs,
-    )
+    response = await before_tool(ctx, agent, plugin_kwargs, callback_kwargs)
     if response is None:
-        response = await plugins_then_callbacks(
-            ctx.plugin_manager,
-            "on_tool_error_callback",
-            {**plugin_kwargs, "error": error},
-            agent.on_tool_error_callback if agent else None,
-            {**callback_kwargs, "error": error},
-        )
+        response = await on_tool_error(ctx, agent, plugin_kwargs, callback_kwargs, error)
     if response is None:
         logger.warning("%s", error)
         response = {"error": f"{error} Call only a tool from that list."}
