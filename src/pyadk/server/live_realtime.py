@@ -15,7 +15,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from pyadk import types
@@ -139,19 +139,10 @@ class LiveOptions:
         return RunConfig(**options)
 
 
-class ClientRequest(BaseModel):
+class ClientRequest(LiveRequest):
     """A client's LiveRequest message (google-adk's snake_case keys or camelCase)."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
-
-    content: types.Content | None = None
-    blob: types.Blob | None = None
-    activity_start: types.ActivityStart | None = None
-    activity_end: types.ActivityEnd | None = None
-    audio_stream_end: bool = False
-    close: bool = False
-    partial: bool = False
-    state_delta: dict[str, Any] | None = None
 
     def is_empty(self) -> bool:
         """True when the request asks for nothing (``{}``, or ``partial`` alone)."""
