@@ -23,7 +23,7 @@ from pyadk.artifacts.base_artifact_service import BaseArtifactService
 from pyadk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
-from pyadk.flows.client_requests import has_client_answers
+from pyadk.flows.client_requests import answers_a_request
 from pyadk.memory.base_memory_service import BaseMemoryService
 from pyadk.memory.in_memory_memory_service import InMemoryMemoryService
 from pyadk.plugins.base_plugin import BasePlugin
@@ -182,9 +182,9 @@ class Runner:
             message = types.Content.model_validate(new_message)
             if not message.parts:
                 raise ValueError("new_message has no parts: send at least one text or data part.")
-        answering = has_client_answers(message)
+        answering = answers_a_request(message)
         if answering:
-            # Approvals, credentials: refuse an answer to no request (or one that does not
+            # Approvals, credentials, input: refuse an answer to no request (or one that does not
             # fit it) before anything is written.
             from pyadk.flows.client_answers import check_client_answers
 

@@ -306,3 +306,20 @@ def test_only_input_requests_of_a_pause_record_count_as_waiting() -> None:
     assert ui_inputs.waiting_inputs({NODE_INFO: {"path": "wf@1"}}) is None
     assert ui_inputs.waiting_inputs(None) is None
     assert ui_inputs.waiting_inputs({PAUSED: {"waiting": ["bad"]}}) == set()
+
+
+def test_an_answer_to_no_input_request_is_refused_before_anything_is_stored(
+    client: httpx.Client, booking: Booking
+) -> None:
+    post_turn(client, [{"text": "book a table"}])
+    body = run_body(
+        "booking", "alice", "s1", "", newMessage={"role": "user", "parts": answer_parts("nope", 3)}
+    )
+
+    refused = client.post("/run_ui_events", json=body)
+
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == "No input request 'nope' in this session to answer."
+    history = client.get("/apps/booking/users/alice/sessions/s1/ui-events").json()
+    assert [e["text"] for e in history if e["type"] == "user_message"] == ["book a table"]
+    assert booking.booked == []

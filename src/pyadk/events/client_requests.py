@@ -16,3 +16,6 @@ CLIENT_REQUEST_NAMES = frozenset(
     {REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_EUC_FUNCTION_CALL_NAME}
 )
 """The requests' traffic stays between agent and client: the model never sees it."""
+
+CHECKED_ANSWER_NAMES = CLIENT_REQUEST_NAMES | {REQUEST_INPUT_FUNCTION_CALL_NAME}
+"""Answers checked against the session's requests before the user's message is stored."""

@@ -5,7 +5,7 @@ already got its result after a request."""
 from __future__ import annotations
 
 from pyadk import types
-from pyadk.events.client_requests import CLIENT_REQUEST_NAMES
+from pyadk.events.client_requests import CHECKED_ANSWER_NAMES, CLIENT_REQUEST_NAMES
 from pyadk.events.event import Event
 
 
@@ -26,6 +26,17 @@ def has_client_answers(content: types.Content | None) -> bool:
         return False
     return any(
         part.function_response is not None and part.function_response.name in CLIENT_REQUEST_NAMES
+        for part in content.parts
+    )
+
+
+def answers_a_request(content: types.Content | None) -> bool:
+    """Whether a user's message answers a client request or a workflow's input request:
+    its answers are checked before it is stored (one check a part)."""
+    if content is None or not content.parts:
+        return False
+    return any(
+        part.function_response is not None and part.function_response.name in CHECKED_ANSWER_NAMES
         for part in content.parts
     )
 

@@ -15,7 +15,7 @@ from pyadk.agents.interrupted import (
     plan_resume,
 )
 from pyadk.flows.client_answers import check_client_answers
-from pyadk.flows.client_requests import has_client_answers
+from pyadk.flows.client_requests import answers_a_request
 from pyadk.runners import Runner
 from pyadk.server.background_run import BackgroundRun
 from pyadk.server.context import ServerContext
@@ -34,7 +34,7 @@ async def prepare_run(ctx: ServerContext, request: Request, body: AgentRunReques
     require_user(request, body.user_id)
     runner = ctx.runner(body.app_name)
     session = await ctx.session(body.app_name, body.user_id, body.session_id)
-    if has_client_answers(body.new_message):
+    if answers_a_request(body.new_message):
         try:
             check_client_answers(session.events, body.new_message)
         except ValueError as exc:  # an answer to no request, or one that does not fit it
