@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import operator
+import sys
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -330,9 +331,29 @@ def _as_tool(item: Any) -> BaseTool:
 
     if isinstance(item, BaseTool):
         return item
+    if _is_workflow_node(item):  # google-adk 2.x wraps a node or workflow as a NodeTool
+        from pyadk.tools.node_tool import NodeTool
+
+        return NodeTool(item)
+    if isinstance(item, BaseAgent):
+        raise ValueError(
+            f"Agent {item.name!r} cannot be used directly as a tool: make it a sub-agent, "
+            "or wrap it in AgentTool."
+        )
     if callable(item):
         return FunctionTool(item)
     raise TypeError(f"Unsupported tool {item!r}: expected a callable, BaseTool or BaseToolset.")
+
+
+def _is_workflow_node(item: Any) -> bool:
+    """Whether ``item`` is a graph-workflow node or a Workflow (without importing the
+    workflow package when nothing has: then no tool can be one)."""
+    nodes = sys.modules.get("pyadk.workflow._base_node")
+    if nodes is None:
+        return False
+    from pyadk.workflow._workflow import Workflow
+
+    return isinstance(item, nodes.BaseNode | Workflow)
 
 
 def _strip_code_fence(text: str) -> str:
