@@ -107,9 +107,10 @@ class UpdateSessionRequest(_Request):
 
 
 class LiveRequest(_Request):
-    """A message of a ``/run_live`` client (google-adk's LiveRequest): ``content`` runs
-    a turn, ``close`` ends the connection. ``blob`` and the activity markers (audio and
-    video input) are accepted by the schema but answered with an error: text only."""
+    """A message of a ``/run_live`` client in text-turn mode (an agent whose model has
+    no live connection): ``content`` runs a turn, ``close`` ends the connection.
+    ``blob`` and the activity markers (audio and video input) are accepted by the schema
+    but answered with an error. Live mode reads :class:`pyadk.agents.LiveRequest`."""
 
     content: types.Content | None = None
     blob: types.Blob | None = None
