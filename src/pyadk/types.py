@@ -185,8 +185,8 @@ class FunctionCallingConfigMode(enum.StrEnum):
     VALIDATED = "VALIDATED"
 
 
-class Blob(_Base):
-    """Inline bytes with a MIME type."""
+class _InlineBytes(_Base):
+    """Bytes with a MIME type; base64 in JSON (either alphabet read, URL-safe written)."""
 
     mime_type: str | None = None
     data: bytes | None = None
@@ -200,6 +200,10 @@ class Blob(_Base):
     @field_serializer("data", when_used="json")
     def _data_json(self, value: bytes | None) -> str | None:
         return None if value is None else base64.urlsafe_b64encode(value).decode("ascii")
+
+
+class Blob(_InlineBytes):
+    """Inline bytes with a MIME type."""
 
 
 class FileData(_Base):
@@ -218,21 +222,8 @@ class FunctionCall(_Base):
     args: dict[str, Any] | None = None
 
 
-class FunctionResponseBlob(_Base):
+class FunctionResponseBlob(_InlineBytes):
     """Inline bytes a tool returns with its result (e.g. an image it made)."""
-
-    mime_type: str | None = None
-    data: bytes | None = None
-    display_name: str | None = None
-
-    @field_validator("data", mode="before")
-    @classmethod
-    def _decode_data(cls, value: Any) -> Any:
-        return _bytes_in(value)
-
-    @field_serializer("data", when_used="json")
-    def _data_json(self, value: bytes | None) -> str | None:
-        return None if value is None else base64.urlsafe_b64encode(value).decode("ascii")
 
 
 class FunctionResponseFileData(_Base):
