@@ -27,6 +27,7 @@ from pyadk.models.defaults import get_default_model
 from pyadk.models.registry import LLMRegistry
 from pyadk.planners.base_planner import BasePlanner
 from pyadk.utils.callbacks import as_callback_list
+from pyadk.utils.deprecation import warn_deprecated_setting
 
 if TYPE_CHECKING:
     from pyadk.flows.base_llm_flow import BaseLlmFlow
@@ -99,6 +100,15 @@ class LlmAgent(BaseAgent):
         assert private is not None
         cache: _Derived = private["_derived"]
         return cache
+
+    @field_validator("global_instruction")
+    @classmethod
+    def _warn_global_instruction(cls, value: Any) -> Any:
+        if value:
+            warn_deprecated_setting(
+                "LlmAgent.global_instruction", "GlobalInstructionPlugin (App(plugins=[...]))"
+            )
+        return value
 
     @field_validator("generate_content_config", mode="before")
     @classmethod

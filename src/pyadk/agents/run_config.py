@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pyadk import types
 from pyadk.agents.budget import Budget
+from pyadk.utils.deprecation import warn_deprecated_setting
 
 logger = logging.getLogger(__name__)
 
@@ -107,6 +108,15 @@ class RunConfig(BaseModel):
             if name not in self.model_fields_set:
                 defaults[name] = types.AudioTranscriptionConfig()
         return self.model_copy(update=defaults) if defaults else self
+
+    @field_validator("save_input_blobs_as_artifacts")
+    @classmethod
+    def _warn_save_input_blobs(cls, value: bool) -> bool:
+        if value:
+            warn_deprecated_setting(
+                "RunConfig.save_input_blobs_as_artifacts", "SaveFilesAsArtifactsPlugin"
+            )
+        return value
 
     @field_validator("max_llm_calls")
     @classmethod
