@@ -324,17 +324,6 @@ async def test_a_new_message_instead_of_an_answer_starts_a_new_run():
     assert ledger.ran == ["before", "before"] and ledger.paid == []
 
 
-async def test_a_pause_inside_a_parallel_worker_fails_clearly():
-    ledger = Ledger()
-
-    def items(node_input: Any) -> list[int]:
-        return [1, 2]
-
-    wf = Workflow(name="wf", edges=[(START, items, node(ledger.payer(), parallel_worker=True))])
-    with pytest.raises(WorkflowConfigurationError, match="parallel worker"):
-        await TestRunner(wf).run("go")
-
-
 def answer_input(request: types.FunctionCall, value: Any) -> types.Content:
     """The client's answer to an ``adk_request_input`` call."""
     response = types.FunctionResponse(id=request.id, name=request.name, response=value)
