@@ -673,6 +673,10 @@ def _answered_agents(session: Session, root: BaseAgent) -> list[BaseAgent]:
     for event in reversed(events[:-1]):
         if any(c.id in answered for c in event.get_function_calls()):
             agent = root.find_agent(event.author)
+            if agent is None:  # asked inside an agent's tool call (a NodeTool's node)
+                from pyadk.tools._paused_calls import calling_agent
+
+                agent = calling_agent(events, event, root)
             if agent is not None and all(known is not agent for known in agents):
                 agents.append(agent)
     return agents

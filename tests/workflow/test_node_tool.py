@@ -232,16 +232,19 @@ async def test_a_failing_node_without_a_callback_fails_the_run_with_its_error():
         await TestRunner(agent).run("go")
 
 
-async def test_a_node_asking_for_input_fails_with_a_clear_error():
+async def test_a_node_asking_for_input_in_a_function_tools_run_node_fails_clearly():
+    # A NodeTool's call pauses the agent (tests/tools/test_node_tool_pause.py); a node
+    # run by another tool's tool_context.run_node cannot.
     async def ask(node_input: str):  # type: ignore[no-untyped-def]
         yield RequestInput(message="How many people?", response_schema=int)
 
-    agent, _ = agent_with(
-        NodeTool(Workflow(name="ask", edges=[(START, ask)])),
-        [function_call("ask", {"request": "Rome"})],
-    )
+    async def plan(city: str, tool_context: ToolContext) -> Any:
+        """Plans."""
+        return await tool_context.run_node(Workflow(name="ask", edges=[(START, ask)]), city)
+
+    agent, _ = agent_with(FunctionTool(plan), [function_call("plan", {"city": "Rome"})])
     runner = TestRunner(agent)
-    with pytest.raises(NodePausedInToolError, match="cannot pause an agent's tool call"):
+    with pytest.raises(NodePausedInToolError, match="cannot pause the agent"):
         await runner.run("go")
     stored = (await runner.session()).events
     assert not any(e.long_running_tool_ids for e in stored)  # no request left unanswerable

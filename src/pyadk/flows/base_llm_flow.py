@@ -28,6 +28,7 @@ from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
 from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_llm_call
+from pyadk.tools import _paused_calls as paused_calls
 from pyadk.tools.base_tool import BaseTool
 from pyadk.tools.base_toolset import BaseToolset
 from pyadk.tools.set_model_response_tool import SET_MODEL_RESPONSE
@@ -109,8 +110,9 @@ class BaseLlmFlow:
                     return
                 if last.is_final_response():
                     return
-        if agent.name not in counters.answers_handled and has_client_answers(ctx.user_content):
-            answered = _answered_calls(ctx)
+        if agent.name not in counters.answers_handled and _has_answers(ctx.user_content):
+            answered = _answered_calls(ctx) if has_client_answers(ctx.user_content) else None
+            answered = _with_paused_calls(ctx, answered)
             if answered is not None:  # answers to this agent's requests: run those calls
                 counters.answers_handled.add(agent.name)
                 call_event, confirmations = answered
@@ -126,6 +128,8 @@ class BaseLlmFlow:
                             return  # a call asked the client again
                         if event.is_final_response():
                             return  # the result needs no model summary
+                if agent.name in counters.waiting:  # a call still waits for the client
+                    return
         toolsets = auth_toolsets(agent) if isinstance(agent, LlmAgent) and agent.tools else None
         while True:
             last_event: Event | None = None
@@ -194,9 +198,17 @@ class BaseLlmFlow:
                                     response = item
                     else:
                         response = await functions.handle_function_calls_async(ctx, event, tools)
+                    paused = paused_calls.take(ctx)
+                    if response is not None:
+                        yield (last_event := _seen(response, output_agent))
+                    if paused:  # calls whose node waits for the client: the step ends
+                        if response is not None:
+                            paused = _client_requests(ctx, event, response) + paused
+                        for request in paused:
+                            yield (last_event := _seen(request, output_agent))
+                        continue
                     if response is None:
                         continue
-                    yield (last_event := _seen(response, output_agent))
                     actions = response.actions
                     if actions.requested_tool_confirmations or actions.requested_auth_configs:
                         requests = _client_requests(ctx, event, response)
@@ -266,11 +278,16 @@ class BaseLlmFlow:
             response = await functions.handle_function_calls_async(
                 ctx, call_event, tools, confirmations
             )
-        if response is None:
-            return
-        yield response
-        for request in _client_requests(ctx, call_event, response):
-            yield request
+        paused = paused_calls.take(ctx)
+        if response is not None:
+            yield response
+            for request in _client_requests(ctx, call_event, response):
+                yield request
+        if paused is not None:  # calls whose node waits for the client (again)
+            for request in paused:
+                yield request
+            if not paused:  # still waiting on requests asked before
+                pause.mark_waiting(ctx)
 
     async def _preprocess_async(
         self, ctx: InvocationContext, llm_request: LlmRequest
@@ -498,6 +515,30 @@ def _toolsets_with_request_hooks(agent: LlmAgent) -> list[BaseToolset]:
         if isinstance(item, BaseToolset)
         and type(item).process_llm_request is not BaseToolset.process_llm_request
     ]
+
+
+def _has_answers(content: types.Content | None) -> bool:
+    """Whether a user's message holds function responses (answers to requests)."""
+    if content is None or not content.parts:
+        return False
+    return any(part.function_response is not None for part in content.parts)
+
+
+def _with_paused_calls(
+    ctx: InvocationContext, answered: tuple[Event, dict[str, ToolConfirmation]] | None
+) -> tuple[Event, dict[str, ToolConfirmation]] | None:
+    """``answered`` plus this agent's calls (NodeTools) that paused on requests the
+    user's message answers: they run again (see :mod:`pyadk.tools._paused_calls`)."""
+    resumed = paused_calls.resumed_calls(ctx)
+    if resumed is None:
+        return answered
+    if answered is None:
+        return calls_event(ctx.invocation_id, ctx.agent.name, ctx.branch, resumed), {}
+    call_event, confirmations = answered
+    calls = call_event.get_function_calls()
+    taken = {call.id for call in calls}
+    calls += [call for call in resumed if call.id not in taken]
+    return calls_event(ctx.invocation_id, ctx.agent.name, ctx.branch, calls), confirmations
 
 
 def _answered_calls(ctx: InvocationContext) -> tuple[Event, dict[str, ToolConfirmation]] | None:

@@ -16,6 +16,7 @@ from pyadk.events.event_actions import EventActions
 from pyadk.flows.tool_result_media import function_response_of
 from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import ToolSpan, trace_merged_tool_calls
+from pyadk.tools._paused_calls import ToolCallPaused, hold
 from pyadk.tools.tool_context import ToolContext
 from pyadk.utils.callbacks import plugins_then_callbacks
 from pyadk.utils.fast_models import construct
@@ -230,7 +231,11 @@ async def _execute_call(
 
             response = await gate(tool, args, tool_context, confirmation)
         if response is None:
-            response = await _run_tool_with_callbacks(ctx, tool, args, tool_context)
+            try:
+                response = await _run_tool_with_callbacks(ctx, tool, args, tool_context)
+            except ToolCallPaused as paused:  # a NodeTool's node waits for the client
+                hold(ctx, paused)
+                return None
             if response is None and tool.is_long_running:
                 return None
     if isinstance(response, dict):  # the ordinary result: not searched for media

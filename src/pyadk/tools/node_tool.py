@@ -37,11 +37,14 @@ class NodeTool(BaseTool):
     id>``: its events (and those of the nodes inside it) are stored in the session as
     they come, and, as progress events of the call (``stream_events``, on by default),
     sent to the client while it runs. A node that fails raises its own error (the
-    agent's ``on_tool_error_callback`` sees it). A node that waits for the client (a
-    ``RequestInput``, an approval, a credential) raises
-    :class:`pyadk.workflow.NodePausedInToolError` and its request is not stored: unlike
-    google-adk, pyadk cannot pause an agent's tool call on a node's request (make the
-    workflow a sub-agent instead).
+    agent's ``on_tool_error_callback`` sees it).
+
+    A node that waits for the client (a ``RequestInput``, a tool node's approval or
+    credential, an agent node's approval or long-running call) pauses the agent, as in
+    google-adk: the call gets no result, its requests reach the client after the
+    step's results, and the agent waits. The client's answer to one of them runs the
+    call again: the node goes on from its pause (nodes that had finished are not run
+    again) and its output is the call's result, which the model then gets.
     """
 
     def __init__(
@@ -111,6 +114,7 @@ class NodeTool(BaseTool):
                 node_input,
                 run_id=call_id or None,
                 override_branch=f"{base}.{segment}" if base else segment,
+                pausable=True,
             )
         except DynamicNodeFailError as failure:  # the node's own error, for the callbacks
             raise failure.error from failure
