@@ -279,3 +279,46 @@ async def test_an_agent_node_waiting_for_an_approval_inside_pauses_the_caller():
     assert paid == [12]
     assert results(resumed)[-1] == ("till", {"result": "cashier: {'result': 'paid 12'}"})
     assert resumed[-1].text == "Thanks."
+
+
+async def test_two_paused_calls_wait_until_both_are_answered():
+    booking = Booking()
+    model = ScriptedModel(
+        [
+            [
+                function_call("booking", {"request": "ann"}, id="c1"),
+                function_call("booking", {"request": "bob,cy"}, id="c2"),
+            ],
+            "Both booked.",
+        ]
+    )
+    runner = TestRunner(LlmAgent(name="host", model=model, tools=[NodeTool(booking.workflow())]))
+    first, second = input_requests(await runner.run("two tables"))
+    partly = await runner.run(answer(first, {"result": "1"}))
+    assert results(partly) == [("booking", {"result": "booked 1 seats"})]
+    assert model.call_count == 1  # the other call still waits: no model call yet
+    done = await runner.run(answer(second, {"result": "2"}))
+    assert results(done) == [("booking", {"result": "booked 2 seats"})]
+    assert done[-1].text == "Both booked." and model.call_count == 2
+    last = model.requests[1].contents[-2:]
+    assert [p.function_response.id for c in last for p in c.parts or [] if p.function_response] == [
+        "c1",
+        "c2",
+    ]
+
+
+async def test_the_agent_with_the_node_tool_may_itself_be_a_workflow_node():
+    from pyadk.workflow import has_output, node_output
+
+    booking = Booking()
+    host, _ = booking_agent(booking)
+
+    def after(node_input: str) -> str:
+        return f"after: {node_input}"
+
+    runner = TestRunner(Workflow(name="desk", edges=[(START, host, after)]))
+    [request] = input_requests(await runner.run("book"))
+    resumed = await runner.run(answer(request, {"result": "2"}))
+    assert booking.ran == ["count", "ask", "book"]
+    assert results(resumed) == [("booking", {"result": "booked 2 seats"})]
+    assert [node_output(e) for e in resumed if has_output(e)][-1] == "after: All set."

@@ -128,7 +128,10 @@ class BaseLlmFlow:
                             return  # a call asked the client again
                         if event.is_final_response():
                             return  # the result needs no model summary
-                if agent.name in counters.waiting:  # a call still waits for the client
+                if agent.name in counters.waiting or paused_calls.siblings_waiting(
+                    ctx, call_event
+                ):  # a call still waits for the client
+                    pause.mark_waiting(ctx)
                     return
         toolsets = auth_toolsets(agent) if isinstance(agent, LlmAgent) and agent.tools else None
         while True:

@@ -115,3 +115,31 @@ def calling_agent(events: list[Event], request: Event, root: BaseAgent) -> BaseA
             if agent is not None:
                 return agent
     return None
+
+
+def siblings_waiting(ctx: InvocationContext, call_event: Event) -> bool:
+    """Whether another call of the model event that made ``call_event``'s calls still
+    waits on a request of its node that the client has not answered: the agent then
+    keeps waiting (a partly answered pause is not over)."""
+    ids = {call.id for call in call_event.get_function_calls() if call.id}
+    events = ctx.session.events
+    agent = ctx.agent.name
+    origin = next(
+        (
+            e
+            for e in reversed(events)
+            if e.author == agent and any(c.id in ids for c in e.get_function_calls())
+        ),
+        None,
+    )
+    if origin is None:
+        return False
+    answered = {r.id for e in events for r in e.get_function_responses() if r.id}
+    others = {(c.name, c.id) for c in origin.get_function_calls() if c.id not in ids | answered}
+    if not others:
+        return False
+    return any(
+        event.long_running_tool_ids - answered and _opened_by(event.branch) & others
+        for event in events
+        if event.long_running_tool_ids and event.branch
+    )
