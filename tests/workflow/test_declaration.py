@@ -173,14 +173,14 @@ def test_lambda_and_bad_names_are_rejected():
 
 
 def test_unsupported_features_fail_clearly():
-    with pytest.raises(WorkflowConfigurationError, match="auth_config not supported"):
+    with pytest.raises(WorkflowConfigurationError, match="auth_config must be an AuthConfig"):
         node(a, auth_config=object())
     with pytest.raises(WorkflowConfigurationError, match="only be set when parallel_worker"):
         node(a, max_parallel_workers=2)
     with pytest.raises(WorkflowConfigurationError, match="at least 1"):
         node(a, parallel_worker=True, max_parallel_workers=0)
-    with pytest.raises(WorkflowConfigurationError, match="require_confirmation not supported"):
-        node(require_confirmation=True)
+    with pytest.raises(WorkflowConfigurationError, match="require_confirmation must be a bool"):
+        node(require_confirmation="yes")(a)
     with pytest.raises(TypeError, match="unexpected keyword"):
         node(a, colour="red")
     with pytest.raises(WorkflowConfigurationError, match="not sub_agents"):

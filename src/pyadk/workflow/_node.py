@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._errors import WorkflowConfigurationError
@@ -13,13 +13,10 @@ from pyadk.workflow._parallel_worker import ParallelWorker
 from pyadk.workflow._retry_config import RetryConfig
 
 if TYPE_CHECKING:
+    from pyadk.auth.auth_tool import AuthConfig
     from pyadk.workflow._context import Context
 
-_UNSUPPORTED = (
-    "auth_config",
-    "require_confirmation",
-    "parameter_binding",
-)
+_GATES = ("auth_config", "require_confirmation", "parameter_binding")
 
 
 class Node(BaseNode):
@@ -54,25 +51,24 @@ def node(
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
     rerun_on_resume: bool | None = None,
-    **unsupported: Any,
+    auth_config: AuthConfig | None = None,
+    require_confirmation: bool | Callable[..., Any] | None = None,
+    parameter_binding: Literal["state", "node_input"] = "state",
 ) -> Any:
     """Makes a node of a function (or agent, or node), optionally renamed or with
     ``retry_config`` / ``timeout`` / ``rerun_on_resume``; ``parallel_worker=True``
     runs it once per item of its list input (:class:`ParallelWorker`).
 
+    For a function (or a :class:`FunctionNode`): ``require_confirmation`` asks the
+    client to approve each call (``rerun_on_resume`` then defaults to True),
+    ``auth_config`` asks for the end user's credential (needs
+    ``rerun_on_resume=True``), ``parameter_binding="node_input"`` fills the
+    parameters from a dict node input (see :class:`FunctionNode`).
+
     Use as ``@node``, ``@node(...)`` or ``node(func_or_agent, name=...)``. A node
     given here is copied, so the original keeps its settings.
     """
     _check_workers(parallel_worker, max_parallel_workers)
-    unknown = sorted(k for k in unsupported if k not in _UNSUPPORTED)
-    if unknown:
-        raise TypeError(f"node() got unexpected keyword arguments: {unknown}")
-    given = sorted(k for k, v in unsupported.items() if v not in (None, False, "state"))
-    if given:
-        raise WorkflowConfigurationError(
-            f"node(): {', '.join(given)} not supported by pyadk's Workflow "
-            "(see docs/graph-workflows.md)."
-        )
     if node_like is None:
 
         def decorate(func: Callable[..., Any]) -> BaseNode:
@@ -84,6 +80,9 @@ def node(
                 parallel_worker=parallel_worker,
                 max_parallel_workers=max_parallel_workers,
                 rerun_on_resume=rerun_on_resume,
+                auth_config=auth_config,
+                require_confirmation=require_confirmation,
+                parameter_binding=parameter_binding,
             )
 
         return decorate
@@ -96,15 +95,40 @@ def node(
         update["timeout"] = timeout
     if rerun_on_resume is not None:
         update["rerun_on_resume"] = rerun_on_resume
+    gates: dict[str, Any] = {}
+    if auth_config is not None:
+        gates["auth_config"] = auth_config
+    if require_confirmation is not None:
+        gates["require_confirmation"] = require_confirmation
+        if require_confirmation is not False and rerun_on_resume is None:
+            update["rerun_on_resume"] = True  # it runs again once the client answers
+    if parameter_binding != "state":
+        gates["parameter_binding"] = parameter_binding
     if _is_plain_callable(node_like):  # named here: a lambda has no usable name
-        built: BaseNode = FunctionNode(node_like, **update)
+        built: BaseNode = FunctionNode(node_like, **update, **gates)
     else:
         built = build_node(node_like)
-        if update:
-            built = type(built)(**{**dict(built), **update})
+        if not isinstance(built, FunctionNode):
+            given = sorted(k for k, v in gates.items() if v is not False)
+            if given:
+                raise WorkflowConfigurationError(
+                    f"node(): {', '.join(given)} only apply to a function (or FunctionNode), "
+                    f"not to {type(built).__name__} {built.name!r}." + _gate_hint(built)
+                )
+            gates.clear()
+        if update or gates:
+            built = type(built)(**{**dict(built), **update, **gates})
     if parallel_worker:
         return ParallelWorker(node=built, max_parallel_workers=max_parallel_workers)
     return built
+
+
+def _gate_hint(built: BaseNode) -> str:
+    from pyadk.workflow._tool_node import ToolNode
+
+    if isinstance(built, ToolNode):
+        return " A tool asks for approval with FunctionTool(..., require_confirmation=...)."
+    return ""
 
 
 def _is_plain_callable(value: Any) -> bool:
