@@ -323,3 +323,33 @@ def test_an_answer_to_no_input_request_is_refused_before_anything_is_stored(
     history = client.get("/apps/booking/users/alice/sessions/s1/ui-events").json()
     assert [e["text"] for e in history if e["type"] == "user_message"] == ["book a table"]
     assert booking.booked == []
+
+
+async def test_an_agent_nodes_input_is_a_thinking_entry_not_a_second_user_message() -> None:
+    from pyadk.agents import LlmAgent
+    from pyadk.testing import ScriptedModel
+
+    def city(node_input: types.Content) -> RequestInput:
+        return RequestInput(message="Which city?", response_schema=str)
+
+    def prompt(node_input: str) -> str:
+        return f"Plan a day in {node_input}."
+
+    planner = LlmAgent(name="planner", model=ScriptedModel(["Morning: the lake."]))
+    workflow = Workflow(name="trip", edges=[(START, city, prompt, planner)])
+    runner = TestRunner(workflow)
+    asked = run_ui(workflow, await runner.run("a trip"), "r1")[1]
+
+    second = run_ui(workflow, await runner.run(answer_content(asked.request_id, "Bern")), "r2")
+
+    assert "user_message" not in [e.type for e in second]
+    [node_input] = [e for e in second if e.type == "thinking" and e.kind == "node_input"]
+    assert node_input.text == "Plan a day in Bern."
+    assert node_input.agent == "planner" and node_input.internal
+    assert node_input.data == {"node": "planner", "nodePath": "trip@1/planner@1"}
+    assert second[-1].type == "done" and second[-1].final_text == "Morning: the lake."
+
+    session = await runner.session()
+    history = run_ui(workflow, session.events, "history")
+    assert [e.text for e in history if e.type == "user_message"] == ["a trip", "Bern"]
+    assert [e.kind for e in history if e.type == "thinking"].count("node_input") == 1

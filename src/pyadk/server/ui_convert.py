@@ -76,7 +76,7 @@ from pyadk.server.ui_events import (
     UiEvent,
     UserMessageEvent,
 )
-from pyadk.server.ui_inputs import InputRequests, input_text
+from pyadk.server.ui_inputs import InputRequests, input_text, node_name, node_path_of
 from pyadk.tools.tool_progress import TOOL_PROGRESS_KEY
 
 TRANSFER_TOOL = "transfer_to_agent"
@@ -187,6 +187,12 @@ class UiEventConverter:
             return out
         self._invocation_id = event.invocation_id or self._invocation_id
         if event.author == "user":
+            node_path = node_path_of(event)
+            if node_path is not None:  # an agent node's input: the workflow's, not the user's
+                node = node_name(node_path)
+                data = {"node": node, "nodePath": node_path}
+                out.append(self._thinking(event, "node_input", event.text or "", data, agent=node))
+                return out
             approvals = self._approvals(event)
             credentials = self._credentials(event)
             inputs = self._inputs.answers(event)

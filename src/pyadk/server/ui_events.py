@@ -34,6 +34,7 @@ ThinkingKind = Literal[
     "outcome",  # how an agent run ended (data: the AgentOutcome)
     "escalate",  # the agent escalated (ends an enclosing LoopAgent)
     "code",  # code the model asked to execute, or its result
+    "node_input",  # a graph workflow's agent node got its input as a user message
 ]
 
 

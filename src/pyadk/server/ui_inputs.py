@@ -60,6 +60,17 @@ def waiting_inputs(metadata: dict[str, Any] | None) -> set[str] | None:
     return waiting
 
 
+def node_path_of(event: Event) -> str | None:
+    """The node path a workflow node's event carries (None for other events)."""
+    info = (event.custom_metadata or {}).get(NODE_INFO)
+    return _text(info.get("path")) if isinstance(info, dict) else None
+
+
+def node_name(path: str) -> str:
+    """The node's name in a node path (``wf@1/seats@1``: ``seats``)."""
+    return path.rsplit("/", 1)[-1].split("@", 1)[0]
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -85,15 +96,14 @@ class InputRequests:
     def ask(self, event: Event, call: types.FunctionCall, base: dict[str, Any]) -> UiEvent:
         """The ``input_required`` event of an ``adk_request_input`` call."""
         args = call.args or {}
-        info = (event.custom_metadata or {}).get(NODE_INFO)
-        path = _text(info.get("path")) if isinstance(info, dict) else None
+        path = node_path_of(event)
         schema = args.get("response_schema", args.get("responseSchema"))
         request_id = call.id or ""
         self._answered.discard(request_id)  # asked (again): not answered yet
         asked = InputRequiredEvent(
             **base,
             request_id=request_id,
-            node=path.rsplit("/", 1)[-1].split("@", 1)[0] if path else None,
+            node=node_name(path) if path else None,
             node_path=path,
             message=_text(args.get("message")),
             payload=args.get("payload"),
