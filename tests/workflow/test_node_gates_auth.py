@@ -13,6 +13,7 @@ from node_gates_support import (
     api_key_answer,
     approval,
     approval_requests,
+    calls_named,
     credential_requests,
     reply,
 )
@@ -28,7 +29,16 @@ from pyadk.flows.tool_auth import ToolAuthError
 from pyadk.runners import Runner
 from pyadk.sessions.sqlite_session_service import SqliteSessionService
 from pyadk.testing import TestRunner
-from pyadk.workflow import START, Context, FunctionNode, Workflow, WorkflowConfigurationError, node
+from pyadk.workflow import (
+    REQUEST_INPUT_FUNCTION_CALL_NAME,
+    START,
+    Context,
+    FunctionNode,
+    RequestInput,
+    Workflow,
+    WorkflowConfigurationError,
+    node,
+)
 
 KEY = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Api-Key"}))
 
@@ -152,3 +162,49 @@ def test_auth_config_needs_rerun_on_resume_and_an_auth_config():
         plain, auth_config=KEY.model_dump(by_alias=True, exclude_none=True), rerun_on_resume=True
     )
     assert from_dict.auth_config.credential_key == KEY.credential_key
+
+
+async def test_a_later_pause_of_the_node_does_not_keep_the_credential():
+    keys: list[str] = []
+
+    @node(auth_config=KEY, rerun_on_resume=True)
+    def upload(ctx: Context) -> Any:
+        key = AuthHandler(KEY).get_auth_response(ctx.state)
+        assert key is not None and key.api_key is not None
+        keys.append(key.api_key)
+        if "title" not in ctx.resume_inputs:
+            return RequestInput(interrupt_id="title", message="Title?")
+        return f"uploaded {ctx.resume_inputs['title']}"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, upload)]))
+    [request] = credential_requests(await runner.run("go"))
+    asked = await runner.run(api_key_answer(request, "k-secret"))
+    assert keys == ["k-secret"] and calls_named(asked, REQUEST_INPUT_FUNCTION_CALL_NAME)
+    stored = await runner.session()
+    assert "k-secret" not in json.dumps(stored.model_dump(mode="json"))  # not in the pause
+    # The credential lived for that turn: the next turn asks for it again.
+    title = reply("title", REQUEST_INPUT_FUNCTION_CALL_NAME, {"result": "notes"})
+    [again] = credential_requests(await runner.run(title))
+    done = await runner.run(api_key_answer(again, "k-2"))
+    assert keys == ["k-secret", "k-2"] and outputs(done) == [("upload", "uploaded notes")]
+
+
+async def test_a_nested_and_a_dynamic_node_ask_and_resume_too():
+    keys: list[str] = []
+    inner = Workflow(name="inner", edges=[(START, weather(keys))])
+    runner = TestRunner(Workflow(name="outer", edges=[(START, inner, report)]))
+    first = await runner.run("Bern")
+    [request] = credential_requests(first)
+    assert next(e for e in first if e.get_function_calls()).author == "inner"
+    resumed = await runner.run(api_key_answer(request, "k-n"))
+    assert keys == ["k-n"] and outputs(resumed)[-1] == ("report", "report: Bern: sunny")
+
+    forecast = weather(keys)
+
+    async def plan(ctx: Context) -> str:
+        return f"plan: {await ctx.run_node(forecast, 'Graz')}"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, plan)]))
+    [request] = credential_requests(await runner.run("go"))
+    resumed = await runner.run(api_key_answer(request, "k-d"))
+    assert keys == ["k-n", "k-d"] and outputs(resumed)[-1] == ("plan", "plan: Graz: sunny")

@@ -17,6 +17,7 @@ from pyadk.workflow._coercion import Coercer, content_text
 from pyadk.workflow._context import Context
 from pyadk.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 from pyadk.workflow._node_gates import checked_gates, confirmation_gate, credential_gate
+from pyadk.workflow._node_run import NodeWaiting
 
 _CONTEXT_NAME = "ctx"
 _INPUT_NAME = "node_input"
@@ -153,8 +154,9 @@ class FunctionNode(BaseNode):
                 return
         if self.auth_config is not None:
             request = credential_gate(ctx, self.auth_config)
-            if request is not None:
+            if request is not None:  # the node waits on it
                 yield request
+                yield NodeWaiting()
                 return
         func = self.func
         if inspect.isasyncgenfunction(func):

@@ -11,7 +11,9 @@ Credential: unless the credential is in state already, the node waits on an
 arguments the same id), the server's copy of the request kept on the event. The answer
 is checked against that copy (before the message is stored) and kept in
 ``temp:<credential_key>`` state, where ``AuthHandler(auth_config).get_auth_response(
-ctx.state)`` finds it when the node runs again.
+ctx.state)`` finds it when the node runs again. The node reads the answer from the
+user's message, not from ``ctx.resume_inputs``: a run that pauses again later must not
+write the credential into its pause record (a later turn asks for it again).
 """
 
 from __future__ import annotations
@@ -30,11 +32,10 @@ from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 from pyadk.utils.ids import new_uuid4
 from pyadk.workflow._errors import WorkflowConfigurationError
-from pyadk.workflow._node_events import NODE_INFO
-from pyadk.workflow._node_run import ClientRequest
+from pyadk.workflow._node_events import NODE_INFO, node_path
 from pyadk.workflow._request_input import RequestInput
 from pyadk.workflow._tool_node import REJECTED, _ask_confirmation, _confirmation
-from pyadk.workflow._tool_node_auth import AUTH_PREFIX, store_credentials
+from pyadk.workflow._tool_node_auth import AUTH_PREFIX
 
 if TYPE_CHECKING:
     from pyadk.workflow._context import Context
@@ -149,14 +150,32 @@ def _jsonable(value: Any) -> Any:
         return repr(value)
 
 
-def credential_gate(ctx: Context, auth_config: AuthConfig) -> ClientRequest | None:
+def credential_gate(ctx: Context, auth_config: AuthConfig) -> Event | None:
     """None when the credential is at hand (the client's answer to this node's
     request, now in ``temp:`` state, or a credential state holds already); else the
-    request that makes the node wait for it."""
-    store_credentials(ctx)  # ToolAuthError for an answer that does not fit the request
+    request event, after which the node waits."""
+    _store_answers(ctx)
     if has_credential(ctx, auth_config):
         return None
-    return ClientRequest(_request_event(ctx, AuthHandler(auth_config).generate_auth_request()))
+    return _request_event(ctx, AuthHandler(auth_config).generate_auth_request())
+
+
+def _store_answers(ctx: Context) -> None:
+    """Keeps the credentials the user's message answers this node's requests with in
+    ``temp:`` state (ToolAuthError for one that does not fit its request)."""
+    from pyadk.flows.client_requests import find_request
+    from pyadk.flows.tool_auth import _pinned, answers
+
+    ic = ctx._invocation_context
+    events = ic.session.events
+    for response in answers(ic.user_content):
+        if not (response.id or "").startswith(AUTH_PREFIX):
+            continue
+        found = find_request(events, response.id, REQUEST_EUC_FUNCTION_CALL_NAME)
+        if found is None or node_path(events[found[0]]) != ctx.node_path:
+            continue  # another node's request
+        _, _, _, config, credential = _pinned(events, response)
+        ic.session.state[TEMP_PREFIX + (config.credential_key or "")] = credential
 
 
 def has_credential(ctx: Context, auth_config: AuthConfig) -> bool:
