@@ -39,6 +39,7 @@ from pyadk.sessions.in_memory_session_service import InMemorySessionService
 from pyadk.sessions.session import Session
 from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_invocation
+from pyadk.tools._paused_calls import calling_agent
 from pyadk.tools.base_toolset import BaseToolset
 from pyadk.utils.fast_models import construct, copy_value
 
@@ -674,8 +675,6 @@ def _answered_agents(session: Session, root: BaseAgent) -> list[BaseAgent]:
         if any(c.id in answered for c in event.get_function_calls()):
             agent = root.find_agent(event.author)
             if agent is None:  # asked inside an agent's tool call (a NodeTool's node)
-                from pyadk.tools._paused_calls import calling_agent
-
                 agent = calling_agent(events, event, root)
             if agent is not None and all(known is not agent for known in agents):
                 agents.append(agent)

@@ -58,6 +58,9 @@ class _InvocationCounters:
     """This invocation resumes after an interruption (not after a client's answer)."""
     loop_rounds: dict[str, int] = field(default_factory=dict)
     """Rounds completed by each loop now running (see :mod:`pyadk.agents.loop_agent`)."""
+    paused_requests: list[Event] | None = None
+    """Requests of tool calls that paused since the flow last took them (see
+    :mod:`pyadk.tools._paused_calls`)."""
     compacting_app: Any = None
     """The App whose token-threshold compaction is checked before each model call."""
     credentials: dict[str, Any] = field(default_factory=dict)

@@ -9,7 +9,6 @@ that call again: the node goes on from its pause, and its output is the call's r
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
 from pyadk import types
@@ -32,25 +31,22 @@ class ToolCallPaused(BaseException):
         self.requests = requests
 
 
-_held: dict[int, list[Event]] = {}
-"""Per invocation (the id of its shared counters): the requests of paused calls."""
-
-
 def hold(ctx: InvocationContext, paused: ToolCallPaused) -> None:
     """Keeps ``paused``'s requests for the flow (see :func:`take`)."""
-    key = id(ctx._counters)
-    if key not in _held:
-        _held[key] = []
-        weakref.finalize(ctx._counters, _held.pop, key, None)
-    _held[key].extend(paused.requests)
+    counters = ctx._counters
+    if counters.paused_requests is None:
+        counters.paused_requests = []
+    counters.paused_requests.extend(paused.requests)
 
 
 def take(ctx: InvocationContext) -> list[Event] | None:
     """The requests of the calls that paused since the last take (None: no call
     paused; empty: calls paused that still wait on requests asked before)."""
-    if not _held:
-        return None
-    return _held.pop(id(ctx._counters), None)
+    counters = ctx._counters
+    requests = counters.paused_requests
+    if requests is not None:
+        counters.paused_requests = None
+    return requests
 
 
 def _opened_by(branch: str | None) -> set[tuple[str, str]]:

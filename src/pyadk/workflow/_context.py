@@ -9,6 +9,7 @@ from pyadk.agents.callback_context import CallbackContext
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.events.tool_confirmation import ToolConfirmation
     from pyadk.workflow._dynamic_nodes import DynamicScope
 
 RouteValue = bool | int | str
@@ -38,6 +39,9 @@ class Context(CallbackContext):
         self.node_name = node_name
         self.node_path = node_path
         self.run_id = run_id
+        self.tool_confirmation: ToolConfirmation | None = None
+        """The user's answer to the approval a function node with
+        ``require_confirmation`` asked for (None otherwise)."""
         self._resuming = resuming
         self._resume_inputs = dict(resume_inputs or {})
         self._route: RouteValue | list[RouteValue] | None = None

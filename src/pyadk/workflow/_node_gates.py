@@ -96,7 +96,7 @@ async def confirmation_gate(
     client's approval, if asked); else what the node yields instead: the request for
     approval, or the rejected call's output."""
     confirmation = _confirmation(ctx)
-    ctx.tool_confirmation = confirmation  # type: ignore[attr-defined]  # google-adk's field
+    ctx.tool_confirmation = confirmation
     if confirmation is not None:
         return None if confirmation.confirmed else {"error": REJECTED}
     if not await _needs_approval(ctx, require_confirmation, arguments, node_input):
