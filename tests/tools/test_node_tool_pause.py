@@ -322,3 +322,45 @@ async def test_the_agent_with_the_node_tool_may_itself_be_a_workflow_node():
     assert booking.ran == ["count", "ask", "book"]
     assert results(resumed) == [("booking", {"result": "booked 2 seats"})]
     assert [node_output(e) for e in resumed if has_output(e)][-1] == "after: All set."
+
+
+async def test_a_function_node_keeps_its_approval_retries_and_timeout_as_a_node_tool():
+    paid: list[int] = []
+
+    def pay(amount: int) -> str:
+        """Pays."""
+        paid.append(amount)
+        return f"paid {amount}"
+
+    gated = node(pay, require_confirmation=lambda amount: amount > 10, timeout=5.0)
+    tool = NodeTool(gated)
+    assert tool.node.timeout == 5.0  # type: ignore[attr-defined]
+    model = ScriptedModel(
+        [
+            function_call("pay", {"amount": 3}, id="c1"),
+            "small paid",
+            function_call("pay", {"amount": 30}, id="c2"),
+            "big paid",
+        ]
+    )
+    runner = TestRunner(LlmAgent(name="shop", model=model, tools=[tool]))
+    small = await runner.run("pay 3")
+    assert input_requests(small) == [] and paid == [3]  # the predicate let it through
+
+    [request] = input_requests(await runner.run("pay 30"))
+    assert paid == [3]
+    approved = await runner.run(confirm(request, True))
+    assert paid == [3, 30] and results(approved) == [("pay", {"result": "paid 30"})]
+
+
+def test_a_function_node_with_auth_config_and_no_context_is_refused_as_a_node_tool():
+    from pyadk.auth import AuthConfig
+    from pyadk.auth.auth_schemes import APIKey
+
+    def fetch(city: str) -> str:
+        return city
+
+    scheme = APIKey.model_validate({"type": "apiKey", "in": "header", "name": "X-Key"})
+    gated = node(fetch, auth_config=AuthConfig(auth_scheme=scheme), rerun_on_resume=True)
+    with pytest.raises(ValueError, match="auth_config but no context parameter"):
+        NodeTool(gated)

@@ -159,8 +159,22 @@ def _as_node(node: Any) -> BaseNode:
         from pyadk.tools.function_tool import FunctionTool
         from pyadk.workflow._tool_node import ToolNode
 
-        # Its parameters are the tool's arguments (not state values), as in google-adk.
-        return ToolNode(FunctionTool(built.func), name=built.name, description=built.description)
+        if built.auth_config is not None:
+            raise ValueError(
+                f"Function node {built.name!r} has auth_config but no context parameter to "
+                "read the credential with: give it a `ctx: Context` parameter (its other "
+                "parameters then come from state), or use the tool through a Workflow."
+            )
+        # Its parameters are the tool's arguments (not state values), as in google-adk;
+        # its approval, retries and timeout stay.
+        tool = FunctionTool(built.func, require_confirmation=built.require_confirmation)
+        return ToolNode(
+            tool,
+            name=built.name,
+            description=built.description,
+            retry_config=built.retry_config,
+            timeout=built.timeout,
+        )
     return built
 
 
