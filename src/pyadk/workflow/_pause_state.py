@@ -7,6 +7,9 @@ the waiting nodes (run id, branch, input, the ids of the calls they wait on), th
 outputs later nodes may still read (joins' predecessors, terminal nodes), the joins'
 arrivals, queued triggers, branches and run counters. A later invocation whose
 message answers one of those calls resumes the run from it.
+
+A record never holds an answer to a credential request (``wf_auth:`` ids): the nodes
+read those from the user's message, and one carried over in error is left out.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pyadk.events.event import Event
 from pyadk.workflow._dynamic_state import DynamicRecord
 from pyadk.workflow._node_events import NODE_INFO, node_path
 from pyadk.workflow._request_input import answer_value
+from pyadk.workflow._tool_node_auth import AUTH_PREFIX
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
@@ -81,9 +85,9 @@ class PauseState:
                     "input": encode(w.node_input),
                     "interrupts": sorted(w.interrupts),
                     "requests": w.requests,
-                    "answers": w.answers,
+                    "answers": _no_credentials(w.answers),
                     **(
-                        {"dynamic": {p: r.to_json() for p, r in w.dynamic.items()}}
+                        {"dynamic": {p: _dynamic_json(r) for p, r in w.dynamic.items()}}
                         if w.dynamic
                         else {}
                     ),
@@ -126,6 +130,18 @@ class PauseState:
             },
             runs={k: int(v) for k, v in (data.get("runs") or {}).items()},
         )
+
+
+def _no_credentials(answers: dict[str, Any]) -> dict[str, Any]:
+    """``answers`` less those to credential requests (never stored)."""
+    return {i: v for i, v in answers.items() if not i.startswith(AUTH_PREFIX)}
+
+
+def _dynamic_json(record: DynamicRecord) -> dict[str, Any]:
+    data = record.to_json()
+    if "answers" in data:
+        data["answers"] = _no_credentials(data["answers"])
+    return data
 
 
 def encode(value: Any) -> Any:

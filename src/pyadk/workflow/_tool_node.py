@@ -17,6 +17,7 @@ from pyadk.utils.ids import new_uuid4
 from pyadk.workflow._base_node import BaseNode
 from pyadk.workflow._coercion import content_text
 from pyadk.workflow._errors import WorkflowConfigurationError, WorkflowDataError
+from pyadk.workflow._node_run import NodeWaiting
 from pyadk.workflow._request_input import RequestInput
 from pyadk.workflow._tool_node_auth import credential_request, store_credentials
 
@@ -51,8 +52,10 @@ class ToolNode(BaseNode):
 
     A tool that asks for the end user's credential (``tool_context.request_credential``)
     makes the node wait on an ``adk_request_credential`` call, as an agent's tool call
-    does; once the client answers, the credential is kept in ``temp:`` state for the
-    turn and the node runs again (``tool_context.get_auth_response`` returns it).
+    does; once the client answers, the credential is kept in ``temp:`` state for that
+    turn only and the node runs again (``tool_context.get_auth_response`` returns it).
+    The answer is never written into a pause record: should the node wait again (the
+    tool then asks for approval), a later turn asks for the credential again.
     ``tool_context.run_node`` runs a node as a dynamic node of this node.
     """
 
@@ -77,7 +80,7 @@ class ToolNode(BaseNode):
         tool_context = ToolContext(ic, function_call_id=call_id, event_actions=ctx.actions)
         tool_context.tool_confirmation = _confirmation(ctx)
         tool_context._node_ctx = ctx  # tool_context.run_node: a dynamic node of this node
-        store_credentials(ctx)  # the client's answer to this node's credential request
+        store_credentials(ctx)  # the user's answer to this node's credential request
         plugin_kwargs = {"tool": tool, "tool_args": args, "tool_context": tool_context}
         plugins = ic.plugin_manager
         result = await plugins_then_callbacks(plugins, "before_tool_callback", plugin_kwargs, None)
@@ -107,7 +110,8 @@ class ToolNode(BaseNode):
                     return
                 requested = ctx.actions.requested_auth_configs.pop(call_id, None)
                 if requested is not None:  # the tool asked for a credential: wait for it
-                    yield credential_request(ctx, call_id, requested)
+                    yield credential_request(ctx, call_id, requested, reruns=self.rerun_on_resume)
+                    yield NodeWaiting()
                     return
         altered = await plugins_then_callbacks(
             plugins, "after_tool_callback", {**plugin_kwargs, "result": result}, None

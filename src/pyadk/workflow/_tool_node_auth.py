@@ -7,6 +7,11 @@ the event also keeps the server's copy (an OAuth2 request's PKCE verifier). The 
 is checked against that copy (an OAuth2 answer must carry the request's ``state``) and
 kept in ``temp:<credential_key>`` state for the turn, where
 ``tool_context.get_auth_response`` finds it.
+
+The answer is read from the user's message, never from ``ctx.resume_inputs``: the
+request is no input request of the node, so its answer is not among the answers a
+pause record carries over, and a run that pauses again (the tool then asks for
+approval, another node still waits) stores no credential. A later turn asks again.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ from pyadk.auth.auth_tool import AuthConfig, AuthToolArguments
 from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 from pyadk.utils.ids import new_uuid4
-from pyadk.workflow._node_events import NODE_INFO
-from pyadk.workflow._node_run import ClientRequest
+from pyadk.workflow._errors import WorkflowConfigurationError
+from pyadk.workflow._node_events import NODE_INFO, node_path
 
 if TYPE_CHECKING:
     from pyadk.workflow._context import Context
@@ -29,8 +34,15 @@ AUTH_PREFIX = "wf_auth:"
 """Starts the id of a tool node's credential request."""
 
 
-def credential_request(ctx: Context, call_id: str, requested: Any) -> ClientRequest:
-    """The request for the credential the tool call ``call_id`` asked for."""
+def credential_request(ctx: Context, call_id: str, requested: Any, *, reruns: bool) -> Event:
+    """The request event for the credential the tool call ``call_id`` asked for; the
+    node then waits. ``reruns``: the node's ``rerun_on_resume`` (without it the node
+    could not take the answer: WorkflowConfigurationError)."""
+    if not reruns:
+        raise WorkflowConfigurationError(
+            f"Tool node {ctx.node_name!r} asked for a credential but has "
+            "rerun_on_resume=False: its tool must run again once the client answers."
+        )
     config = requested
     if not isinstance(config, AuthConfig):
         config = AuthConfig.model_validate(requested)
@@ -51,22 +63,24 @@ def credential_request(ctx: Context, call_id: str, requested: Any) -> ClientRequ
         custom_metadata={NODE_INFO: {"path": ctx.node_path}},
     )
     event.actions.requested_auth_configs[call_id] = config  # the server's copy
-    return ClientRequest(event)
+    return event
 
 
 def store_credentials(ctx: Context) -> None:
-    """Keeps the credentials the client answered this node's requests with in
+    """Keeps the credentials the user's message answers this node's requests with in
     ``temp:`` state (ToolAuthError for an answer that does not fit its request)."""
-    from pyadk.flows.tool_auth import _pinned
+    from pyadk.flows.client_requests import find_request
+    from pyadk.flows.tool_auth import _pinned, _redacted_answer, answers
 
-    session = ctx._invocation_context.session
-    for request_id, answer in ctx.resume_inputs.items():
-        if not request_id.startswith(AUTH_PREFIX):
+    ic = ctx._invocation_context
+    events = ic.session.events
+    for response in answers(ic.user_content):
+        if not (response.id or "").startswith(AUTH_PREFIX):
             continue
-        response = types.FunctionResponse(
-            id=request_id,
-            name=REQUEST_EUC_FUNCTION_CALL_NAME,
-            response=answer if isinstance(answer, dict) else {"response": answer},
-        )
-        _, _, _, config, credential = _pinned(session.events, response)
-        session.state[TEMP_PREFIX + (config.credential_key or "")] = credential
+        found = find_request(events, response.id, REQUEST_EUC_FUNCTION_CALL_NAME)
+        if found is None or node_path(events[found[0]]) != ctx.node_path:
+            continue  # another node's request
+        if _redacted_answer(response.response):  # the stored form: the tool asks again
+            continue
+        _, _, _, config, credential = _pinned(events, response)
+        ic.session.state[TEMP_PREFIX + (config.credential_key or "")] = credential
