@@ -168,3 +168,48 @@ def test_an_answer_that_does_not_fit_is_reported_and_asked_again(run_cli, write_
         "[user]: yes",
         "[booking]: 3 seats booked",
     ]
+
+
+PAYING = """
+from pyadk.workflow import START, Workflow, node
+
+
+def price(node_input) -> dict:
+    return {"amount": 40}
+
+
+def pay(amount: int) -> str:
+    return f"paid {amount}"
+
+
+root_agent = Workflow(
+    name="checkout",
+    edges=[(START, price, node(pay, parameter_binding="node_input", require_confirmation=True))],
+)
+"""
+
+
+def test_a_workflow_approval_is_asked_as_y_or_n(run_cli, write_agent):
+    write_agent("checkout", PAYING)
+
+    result = run_cli("run", "checkout", input="buy\nmaybe\ny\nbuy again\nn\nexit\n")
+
+    assert result.returncode == 0, result.stderr
+    asked = '[checkout] approval: pay({"amount": 40}): Approve or reject pay().'
+    assert after(result.stdout, "[user]: buy") == [
+        "[user]: buy",
+        '[checkout] ⇒ price output {"amount": 40}',
+        asked,
+        "Approve? [y/N] ",
+        "error: Answer y or n, not 'maybe'.",
+        "Approve? [y/N] ",
+        "[user]: Approved pay",
+        "[checkout]: paid 40",
+        "[user]: buy again",
+        '[checkout] ⇒ price output {"amount": 40}',
+        asked,
+        "Approve? [y/N] ",
+        "[user]: Rejected pay",
+        '[checkout]: {"error": "This tool call is rejected."}',
+    ]
+    assert "adk_request_input" not in result.stdout

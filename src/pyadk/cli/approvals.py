@@ -10,8 +10,10 @@ from typing import Any
 
 from pyadk import types
 from pyadk.cli.compact_json import compact_json
+from pyadk.events.client_requests import REQUEST_INPUT_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 from pyadk.events.tool_confirmation import confirmation_answer, confirmation_requests
+from pyadk.workflow._tool_node import CONFIRMATION_PREFIX
 
 """Arguments and payloads longer than this are cut in the display."""
 
@@ -54,9 +56,57 @@ class ApprovalRequest:
         return content.parts[0]
 
 
-def approval_requests(event: Event) -> list[ApprovalRequest]:
-    """The approval requests of an event (a turn's last event when it waits)."""
+@dataclass
+class WorkflowApprovalRequest(ApprovalRequest):
+    """A graph workflow's approval: an ``adk_request_input`` call (id
+    ``wf_tool_confirmation:...``) answered with a ``ToolConfirmation`` dict."""
+
+    def answer(self, confirmed: bool, payload: Any | None = None) -> types.Part:
+        sent = payload if payload is not None else self.payload if confirmed else None
+        confirmation: dict[str, Any] = {"confirmed": confirmed}
+        if sent is not None:
+            confirmation["payload"] = sent
+        response = types.FunctionResponse(
+            id=self.request_id,
+            name=REQUEST_INPUT_FUNCTION_CALL_NAME,
+            response={"result": confirmation},
+        )
+        return types.Part(function_response=response)
+
+
+def _workflow_approval_requests(event: Event) -> list[ApprovalRequest]:
+    """The approvals a graph workflow asks for in an event (its tool and function
+    nodes' ``require_confirmation``)."""
     requests: list[ApprovalRequest] = []
+    for call in event.get_function_calls():
+        if call.name != REQUEST_INPUT_FUNCTION_CALL_NAME or not is_workflow_approval(call.id):
+            continue
+        args = call.args or {}
+        shown = args.get("payload")
+        shown = shown if isinstance(shown, dict) else {}
+        name, call_args, hint = shown.get("tool_name"), shown.get("args"), args.get("message")
+        requests.append(
+            WorkflowApprovalRequest(
+                request_id=call.id or "",
+                call_id=None,
+                tool=name if isinstance(name, str) and name else "a tool",
+                args=dict(call_args) if isinstance(call_args, dict) else {},
+                hint=hint if isinstance(hint, str) else "",
+                payload=shown.get("confirmation_payload"),
+            )
+        )
+    return requests
+
+
+def is_workflow_approval(request_id: str | None) -> bool:
+    """Whether an input request's id is a workflow's approval request."""
+    return bool(request_id) and str(request_id).startswith(CONFIRMATION_PREFIX)
+
+
+def approval_requests(event: Event) -> list[ApprovalRequest]:
+    """The approval requests of an event (a turn's last event when it waits): tool
+    calls' and a graph workflow's."""
+    requests = _workflow_approval_requests(event)
     for call in confirmation_requests(event):
         if not call.id:
             continue

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyadk import types
+from pyadk.cli.approvals import is_workflow_approval
 from pyadk.cli.compact_json import compact_json
 from pyadk.events.client_requests import REQUEST_INPUT_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
@@ -65,6 +66,8 @@ def input_requests(event: Event) -> list[InputRequest]:
     requests: list[InputRequest] = []
     for call in event.get_function_calls():
         if call.name != REQUEST_INPUT_FUNCTION_CALL_NAME or not call.id:
+            continue
+        if is_workflow_approval(call.id):  # asked as an approval (see cli.approvals)
             continue
         args = call.args or {}
         message, schema = args.get("message"), args.get("response_schema")
