@@ -24,18 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
-from pyadk import types
-from pyadk.auth.auth_handler import TEMP_PREFIX, AuthHandler, for_client
+from pyadk.auth.auth_handler import TEMP_PREFIX, AuthHandler
 from pyadk.auth.auth_schemes import SecuritySchemeType
-from pyadk.auth.auth_tool import AuthConfig, AuthToolArguments
-from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
+from pyadk.auth.auth_tool import AuthConfig
 from pyadk.events.event import Event
-from pyadk.utils.ids import new_uuid4
 from pyadk.workflow._errors import WorkflowConfigurationError
-from pyadk.workflow._node_events import NODE_INFO, node_path
 from pyadk.workflow._request_input import RequestInput
 from pyadk.workflow._tool_node import REJECTED, _ask_confirmation, _confirmation
-from pyadk.workflow._tool_node_auth import AUTH_PREFIX
+from pyadk.workflow._tool_node_auth import auth_request_event, store_credentials
 
 if TYPE_CHECKING:
     from pyadk.workflow._context import Context
@@ -154,55 +150,17 @@ def credential_gate(ctx: Context, auth_config: AuthConfig) -> Event | None:
     """None when the credential is at hand (the client's answer to this node's
     request, now in ``temp:`` state, or a credential state holds already); else the
     request event, after which the node waits."""
-    _store_answers(ctx)
+    store_credentials(ctx)
     if has_credential(ctx, auth_config):
         return None
-    return _request_event(ctx, AuthHandler(auth_config).generate_auth_request())
-
-
-def _store_answers(ctx: Context) -> None:
-    """Keeps the credentials the user's message answers this node's requests with in
-    ``temp:`` state (ToolAuthError for one that does not fit its request)."""
-    from pyadk.flows.client_requests import find_request
-    from pyadk.flows.tool_auth import _pinned, answers
-
-    ic = ctx._invocation_context
-    events = ic.session.events
-    for response in answers(ic.user_content):
-        if not (response.id or "").startswith(AUTH_PREFIX):
-            continue
-        found = find_request(events, response.id, REQUEST_EUC_FUNCTION_CALL_NAME)
-        if found is None or node_path(events[found[0]]) != ctx.node_path:
-            continue  # another node's request
-        _, _, _, config, credential = _pinned(events, response)
-        ic.session.state[TEMP_PREFIX + (config.credential_key or "")] = credential
+    request = AuthHandler(auth_config).generate_auth_request()
+    return auth_request_event(ctx, request, message=_message(request))
 
 
 def has_credential(ctx: Context, auth_config: AuthConfig) -> bool:
     """Whether state holds a credential for ``auth_config`` (``temp:`` or not)."""
     key = auth_config.credential_key or ""
     return any(ctx.state.get(name) not in (None, "") for name in (TEMP_PREFIX + key, key))
-
-
-def _request_event(ctx: Context, request: AuthConfig) -> Event:
-    """The ``adk_request_credential`` call, as google-adk's function node makes it (its
-    ``functionCallId`` is its own id), the server's copy of ``request`` on the event."""
-    request_id = AUTH_PREFIX + new_uuid4()
-    arguments = AuthToolArguments(function_call_id=request_id, auth_config=for_client(request))
-    args = arguments.model_dump(mode="json", by_alias=True, exclude_none=True)
-    args["message"] = _message(request)
-    call = types.FunctionCall(name=REQUEST_EUC_FUNCTION_CALL_NAME, id=request_id, args=args)
-    ic = ctx._invocation_context
-    event = Event(
-        invocation_id=ic.invocation_id,
-        author=ic.agent.name,
-        branch=ic.branch,
-        content=types.Content(role="model", parts=[types.Part(function_call=call)]),
-        long_running_tool_ids={request_id},
-        custom_metadata={NODE_INFO: {"path": ctx.node_path}},
-    )
-    event.actions.requested_auth_configs[request_id] = request  # the server's copy
-    return event
 
 
 def _message(config: AuthConfig) -> str:

@@ -44,15 +44,6 @@ class SetOutput:
         self.value = value
 
 
-class ClientRequest:
-    """Yielded by a node to write ``event`` (long-running calls the client answers,
-    e.g. a credential request) and wait: each answer comes, as the client sent it, in
-    ``ctx.resume_inputs`` of the node's next run."""
-
-    def __init__(self, event: Event) -> None:
-        self.event = event
-
-
 @dataclass
 class NodeResult:
     """How a node run ended."""
@@ -213,14 +204,6 @@ class NodeRun:
                     continue
                 if isinstance(item, RequestInput):
                     await self._ask(ctx, item, result)
-                    continue
-                if isinstance(item, ClientRequest):
-                    item.event.author = self.author
-                    await self._pass_on(ctx, item.event)
-                    result.waiting = True
-                    for request_id in item.event.long_running_tool_ids or ():
-                        result.interrupts.add(request_id)
-                        result.requests[request_id] = None
                     continue
                 if result.has_output and not ctx._output_delegated:
                     raise WorkflowDataError(

@@ -46,13 +46,22 @@ def credential_request(ctx: Context, call_id: str, requested: Any, *, reruns: bo
     config = requested
     if not isinstance(config, AuthConfig):
         config = AuthConfig.model_validate(requested)
+    return auth_request_event(ctx, config, call_id=call_id)
+
+
+def auth_request_event(
+    ctx: Context, config: AuthConfig, *, call_id: str | None = None, message: str | None = None
+) -> Event:
+    """The node's ``adk_request_credential`` call for ``config``, on behalf of the tool
+    call ``call_id`` (None: the request itself, as google-adk's function nodes ask), the
+    server's copy of ``config`` on the event."""
     request_id = AUTH_PREFIX + new_uuid4()
-    arguments = AuthToolArguments(function_call_id=call_id, auth_config=for_client(config))
-    call = types.FunctionCall(
-        name=REQUEST_EUC_FUNCTION_CALL_NAME,
-        id=request_id,
-        args=arguments.model_dump(mode="json", by_alias=True, exclude_none=True),
-    )
+    for_call = call_id or request_id
+    arguments = AuthToolArguments(function_call_id=for_call, auth_config=for_client(config))
+    args = arguments.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if message:
+        args["message"] = message
+    call = types.FunctionCall(name=REQUEST_EUC_FUNCTION_CALL_NAME, id=request_id, args=args)
     ic = ctx._invocation_context
     event = Event(
         invocation_id=ic.invocation_id,
@@ -62,7 +71,7 @@ def credential_request(ctx: Context, call_id: str, requested: Any, *, reruns: bo
         long_running_tool_ids={request_id},
         custom_metadata={NODE_INFO: {"path": ctx.node_path}},
     )
-    event.actions.requested_auth_configs[call_id] = config  # the server's copy
+    event.actions.requested_auth_configs[for_call] = config  # the server's copy
     return event
 
 
