@@ -122,16 +122,17 @@ class DynamicRuns:
                 dynamic=self,
                 dynamic_child=True,
             )
-            result = await self._start(child)
+            result = await self._start(child, record)
         if result.waiting:
             ctx._interrupts.update(result.interrupts)
             raise NodeInterruptedError()
         return self._deliver(ctx, result.output if result.has_output else None, use_as_output)
 
-    async def _start(self, child: NodeRun) -> NodeResult:
-        """Runs ``child`` in a task of its own; its failure as a DynamicNodeFailError."""
+    async def _start(self, child: NodeRun, record: DynamicRecord | None) -> NodeResult:
+        """Runs ``child`` (going on from its waiting ``record``, if any) in a task of its
+        own; its failure as a DynamicNodeFailError."""
         path, name = child.path, child.node.name
-        task = asyncio.create_task(self._run_child(child))
+        task = asyncio.create_task(self._run_child(child, record))
         self._running[path] = task
         try:
             return await task
@@ -149,19 +150,28 @@ class DynamicRuns:
             if self._running.get(path) is task:
                 del self._running[path]
 
-    async def _run_child(self, child: NodeRun) -> NodeResult:
-        """Runs ``child`` and records how it ended (before its caller reads it)."""
+    async def _run_child(self, child: NodeRun, record: DynamicRecord | None) -> NodeResult:
+        """Runs ``child`` and records how it ended (before its caller reads it).
+
+        A run going on from a waiting ``record`` that waits again keeps what that record
+        still waited for and the answers it got (as a graph node does), so the next
+        answer adds to them."""
         try:
             result = await child.run()
         except BaseException:
             self.records.pop(child.path, None)
             raise
         if result.waiting:
+            carried = record if record is not None and record.waiting else DynamicRecord()
             self.records[child.path] = DynamicRecord(
                 waiting=True,
                 rerun=_reruns(child.node, result),
-                interrupts=set(result.interrupts),
-                requests=dict(result.requests),
+                interrupts=result.interrupts | carried.interrupts,
+                requests={
+                    **{i: s for i, s in carried.requests.items() if i not in carried.answers},
+                    **result.requests,
+                },
+                answers=dict(carried.answers),
             )
         else:
             self.records[child.path] = DynamicRecord(
