@@ -13,14 +13,13 @@ from pyadk import types
 from pyadk.agents import LlmAgent, LlmCallsLimitExceededError, RunConfig, SequentialAgent
 from pyadk.errors import AgentTimeoutError
 from pyadk.events import Event
-from pyadk.testing import ScriptedModel, TestRunner, function_call
+from pyadk.testing import ScriptedModel, TestRunner
 from pyadk.workflow import (
     START,
     Context,
     NodeTimeoutError,
     RetryConfig,
     Workflow,
-    WorkflowConfigurationError,
     WorkflowDataError,
     node,
 )
@@ -230,11 +229,14 @@ async def test_closing_the_event_stream_early_cancels_running_nodes():
     assert cancelled.is_set()
 
 
-async def test_resuming_a_crashed_workflow_invocation():
+async def test_resuming_a_crashed_workflow_invocation_goes_on_after_the_stored_output():
+    ran: list[str] = []
+
     def first_step() -> str:
+        ran.append("first_step")
         return "first"
 
-    helper = LlmAgent(name="helper", model=ScriptedModel(["unused"]))
+    helper = LlmAgent(name="helper", model=ScriptedModel(["helped"]))
     runner = TestRunner(Workflow(name="wf", edges=[(START, first_step, helper)]))
     session = await runner.session()
     user = Event(invocation_id="e-1", author="user", content=types.UserContent("go"))
@@ -245,23 +247,13 @@ async def test_resuming_a_crashed_workflow_invocation():
     )
     for event in (user, node_done):
         await runner.session_service.append_event(session, event)
-    # Stored events ending on a node's output: the workflow had more to run, and it
-    # cannot resume: a clear error, nothing run again.
-    with pytest.raises(WorkflowConfigurationError, match="does not support resuming"):
-        await runner.resume("e-1")
-
-    # Ending inside an agent node (here: a tool call without its result), the workflow
-    # is asked to resume, which it cannot do: a clear error, nothing run again.
-    session = await runner.session()  # the failed resume stored its outcome
-    call = Event(
-        invocation_id="e-2",
-        author="helper",
-        content=types.ModelContent([function_call("lookup", {"q": "x"}, id="call-1")]),
-    )
-    for event in (user.model_copy(update={"invocation_id": "e-2", "id": "u2"}), call):
-        await runner.session_service.append_event(session, event)
-    with pytest.raises(WorkflowConfigurationError, match="does not support resuming"):
-        await runner.resume("e-2")
+    # Stored events ending on a node's output: that node is not run again, the
+    # workflow goes on with its output (see test_workflow_recovery.py).
+    resumed = await runner.resume("e-1")
+    assert ran == []
+    assert [e.content.parts[0].text for e in resumed if e.author == "helper" and e.content] == [
+        "helped"
+    ]
 
 
 async def test_a_node_that_gets_cancelled_on_its_own_ends_the_run_as_cancelled():

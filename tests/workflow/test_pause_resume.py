@@ -30,7 +30,6 @@ from pyadk.workflow import (
     JoinNode,
     RequestInput,
     Workflow,
-    WorkflowConfigurationError,
     WorkflowDataError,
     node,
 )
@@ -481,13 +480,15 @@ async def test_a_nested_workflow_asking_for_input_resumes_through_its_parent():
     assert paths(resumed) == ["outer@1/inner@1/ask@1", "outer@1/paint@1"]
 
 
-async def test_resuming_a_paused_invocation_as_if_it_had_crashed_fails_clearly():
+async def test_resuming_a_paused_invocation_as_if_it_had_crashed_keeps_it_waiting():
     ledger = Ledger()
     runner = TestRunner(Workflow(name="wf", edges=[(START, ledger.step("a"), ledger.payer())]))
     first = await runner.run("go")
-    with pytest.raises(WorkflowConfigurationError, match="does not support resuming"):
-        await runner.resume(first[0].invocation_id)
+    resumed = await runner.resume(first[0].invocation_id)
     assert ledger.ran == ["a"] and ledger.paid == []
+    assert pause_records(resumed)  # still waiting for the approval
+    await approve(runner, first)  # the request it asked before answers it
+    assert ledger.paid == [500]
 
 
 async def test_an_answer_sent_again_runs_nothing_again():

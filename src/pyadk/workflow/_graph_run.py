@@ -24,6 +24,7 @@ from pyadk.workflow._pause_state import PauseState, WaitingNode, pause_event
 
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
+    from pyadk.workflow._recover import Recovery
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +72,7 @@ class GraphRun:
         ic: InvocationContext,
         node_input: Any,
         max_concurrency: int | None,
+        recovery: Recovery | None = None,
     ) -> None:
         self.name = name
         self.path = path
@@ -78,6 +80,9 @@ class GraphRun:
         self.ic = ic
         self.node_input = node_input
         self.max_concurrency = max_concurrency if max_concurrency and max_concurrency > 0 else None
+        self.recovery = recovery
+        """Set when resuming an interrupted run: node runs that had finished are not
+        run again (see :mod:`pyadk.workflow._recover`)."""
         self.outputs: dict[str, Any] = {}
         self.branches: dict[str, str | None] = {}
         self.terminal_outputs: dict[str, Any] = {}
@@ -175,6 +180,8 @@ class GraphRun:
         if run_id is None:
             run_id = self._runs[name] = self._runs.get(name, 0) + 1
         self._started[name] = (run_id, trigger)
+        if self._replayed(name, run_id, trigger):
+            return
         path = f"{self.path}/{name}@{run_id}"
         terminal = name in self.graph.terminal_names
         run = NodeRun(
@@ -201,6 +208,18 @@ class GraphRun:
                 raise
             return
         self._inbox.put_nowait(("done", name, result))
+
+    def _replayed(self, name: str, run_id: int, trigger: _Trigger) -> bool:
+        """True when run ``run_id`` of ``name`` had finished before an interruption:
+        it ends with its recorded result, nothing run or written again."""
+        if self.recovery is None:
+            return False
+        result = self.recovery.finished(name, run_id)
+        if result is None:
+            return False
+        result.branch = trigger.branch
+        self._inbox.put_nowait(("done", name, result))
+        return True
 
     async def _emit(self, event: Event) -> None:
         consumed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -355,6 +374,8 @@ class GraphRun:
     async def _answer(self, name: str, trigger: _Trigger, run_id: int, output: Any) -> None:
         """Ends node ``name``'s paused run with the client's answer as its output."""
         self._started[name] = (run_id, trigger)
+        if self._replayed(name, run_id, trigger):
+            return
         path = f"{self.path}/{name}@{run_id}"
         terminal = name in self.graph.terminal_names
         event = node_event(

@@ -12,7 +12,7 @@ from pydantic import Field, PrivateAttr
 
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
-from pyadk.agents.pause import holds_resume_target, mark_waiting
+from pyadk.agents.pause import mark_waiting
 from pyadk.events.event import Event
 from pyadk.workflow._agent_node import AgentNode
 from pyadk.workflow._errors import InputAnswerError, WorkflowConfigurationError
@@ -21,6 +21,7 @@ from pyadk.workflow._graph_parser import parse_edges
 from pyadk.workflow._graph_run import GraphRun
 from pyadk.workflow._graph_validation import build_graph
 from pyadk.workflow._pause_state import pause_event
+from pyadk.workflow._recover import Recovery, plan_recovery
 from pyadk.workflow._resume import find_resume
 
 
@@ -105,12 +106,6 @@ class Workflow(BaseAgent):
         return [n.agent for n in self._graph.nodes.values() if isinstance(n, AgentNode)]
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        if ctx._counters.recovering and holds_resume_target(ctx, [self]):
-            raise WorkflowConfigurationError(
-                f"Workflow {self.name!r} cannot resume an interrupted invocation: pyadk's "
-                "graph Workflow does not support resuming after a crash (only after a "
-                "client's answer); start a new turn instead."
-            )
         graph = self._graph
         nested = _nested.get()
         if nested is not None and nested.workflow is self:
@@ -120,7 +115,13 @@ class Workflow(BaseAgent):
             nested, node_input, path = None, ctx.user_content, f"{self.name}@1"
         if graph is None:
             return
-        resume = find_resume(self, ctx, path)
+        recovery: Recovery | None = None
+        if ctx._counters.recovering:  # an interrupted invocation: goes on from its events
+            recovery = plan_recovery(ctx, author=self.name, path=path, graph=graph)
+            _forget_targets(ctx, self)
+            resume = recovery.resume
+        else:
+            resume = find_resume(self, ctx, path)
         if resume is not None:
             try:
                 resume.check_answers()
@@ -136,8 +137,11 @@ class Workflow(BaseAgent):
             ic=ctx,
             node_input=node_input,
             max_concurrency=self.max_concurrency,
+            recovery=recovery,
         )
-        if resume is None:
+        if recovery is not None and recovery.still_paused is not None:
+            events = run.events(recovery.still_paused)  # nothing answered: keeps waiting
+        elif resume is None:
             events = run.events()
         else:
             events = run.events(resume.state, resume.selects, resume.answers)
@@ -149,3 +153,23 @@ class Workflow(BaseAgent):
         elif nested is not None and run.terminal_outputs:
             nested.output = next(iter(run.terminal_outputs.values()))
             nested.has_output = True
+
+
+def _forget_targets(ctx: InvocationContext, workflow: Workflow) -> None:
+    """Takes ``workflow`` and its agents off the interrupted invocation's resume plan:
+    the graph run decides what runs again (an agent node cut off runs again from its
+    input, as in google-adk)."""
+    counters = ctx._counters
+    for name in [workflow.name, *(a.name for a in _agents_under(workflow))]:
+        counters.resume_targets.discard(name)
+        counters.resume_done.discard(name)
+        counters.resume_escalated.discard(name)
+        counters.interrupted_calls.pop(name, None)
+
+
+def _agents_under(agent: BaseAgent) -> list[BaseAgent]:
+    found: list[BaseAgent] = []
+    for child in agent.sub_agents if not isinstance(agent, Workflow) else agent._children():
+        found.append(child)
+        found.extend(_agents_under(child))
+    return found
