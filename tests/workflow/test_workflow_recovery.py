@@ -11,6 +11,7 @@ from wf_support import outputs, paths
 from pyadk import types
 from pyadk.agents import LlmAgent
 from pyadk.agents.interrupted import InvocationNotFoundError
+from pyadk.events import Event
 from pyadk.models import LlmRequest
 from pyadk.testing import FunctionModel, TestRunner
 from pyadk.workflow import (
@@ -64,6 +65,15 @@ async def interrupt_when(runner: TestRunner, calls: Calls, message: str = "go") 
     with pytest.raises(asyncio.CancelledError):
         await task
     return (await runner.session()).events[0].invocation_id
+
+
+def input_requests(events: list[Event]) -> list[types.FunctionCall]:
+    return [c for e in events for c in e.get_function_calls() if c.name == "adk_request_input"]
+
+
+def answer_input(request: types.FunctionCall, value: Any) -> types.Content:
+    response = types.FunctionResponse(id=request.id, name=request.name, response=value)
+    return types.Content(role="user", parts=[types.Part(function_response=response)])
 
 
 def text(value: Any) -> str:
@@ -244,3 +254,50 @@ async def test_a_workflow_changed_so_a_finished_node_is_gone_fails_naming_it():
     with pytest.raises(WorkflowConfigurationError, match=r"node 'a'.*no longer in its graph"):
         await changed.resume(invocation)
     assert calls.ran == ["a", "b"]
+
+
+async def test_a_rerun_node_gets_its_finished_dynamic_nodes_back():
+    calls = Calls(hang="part_3")
+    parts = {i: calls.step(f"part_{i}", lambda x: x * 10) for i in (1, 2, 3)}
+
+    async def fan(ctx: Any, node_input: Any) -> int:
+        calls.ran.append("fan")
+        total = 0
+        for i in (1, 2, 3):
+            total += await ctx.run_node(parts[i], i)
+        return total
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, node(fan, name="fan"))]))
+    invocation = await interrupt_when(runner, calls)
+    resumed = await runner.resume(invocation)
+    # fan runs again; parts 1 and 2 had finished: their outputs come back, not run again
+    assert calls.ran == ["fan", "part_1", "part_2", "part_3", "fan", "part_3"]
+    assert outputs(resumed) == [("part_3", 30), ("fan", 60)]
+
+
+async def test_an_invocation_cut_off_after_a_clients_answer_goes_on_from_that_pause():
+    calls = Calls(hang="paint")
+
+    def ask(node_input: Any) -> RequestInput:
+        calls.ran.append("ask")
+        return RequestInput(message="Colour?")
+
+    runner = TestRunner(
+        Workflow(
+            name="wf",
+            edges=[(START, calls.step("a"), node(ask, name="ask"), calls.step("paint"))],
+        )
+    )
+    [request] = input_requests(await runner.run("go"))
+    await runner._ensure_session()
+    task = asyncio.create_task(runner.run(answer_input(request, {"result": "blue"})))
+    await asyncio.wait_for(calls.hanging.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    events = (await runner.session()).events
+    answered = events[-1].invocation_id
+    assert answered != events[0].invocation_id
+    resumed = await runner.resume(answered)
+    assert calls.ran == ["a", "ask", "paint", "paint"]  # a and ask not run again
+    assert outputs(resumed) == [("paint", "paint(blue)")]

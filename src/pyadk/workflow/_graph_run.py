@@ -184,6 +184,8 @@ class GraphRun:
             return
         path = f"{self.path}/{name}@{run_id}"
         terminal = name in self.graph.terminal_names
+        if self.recovery is not None and not dynamic:  # its dynamic nodes that finished
+            dynamic = self.recovery.dynamic_records(path)
         run = NodeRun(
             node=node,
             ic=self.ic.model_copy(update={"branch": trigger.branch}),

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.workflow._agent_node import AgentNode, _answer_output, _is_answer
+from pyadk.workflow._dynamic_state import DynamicRecord
 from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._node_events import NODE_INFO, has_output, node_output, node_path, node_route
 from pyadk.workflow._node_run import NodeResult
@@ -74,6 +75,22 @@ class Recovery:
         if node.rerun_on_resume:
             return None
         return NodeResult()  # finished without an output (google-adk: fast-forwarded)
+
+    def dynamic_records(self, run_path: str) -> dict[str, DynamicRecord]:
+        """The dynamic nodes (``ctx.run_node``) under the graph node run at
+        ``run_path`` that stored an output: its rerun gets their outputs back
+        without running them (one that finished without an output runs again)."""
+        prefix = f"{run_path}/"
+        found: dict[str, DynamicRecord] = {}
+        for event in self.events:
+            path = node_path(event)
+            if path is None or not path.startswith(prefix):
+                continue
+            if event.error_code or "error" in (event.custom_metadata or {}):
+                found.pop(path, None)  # failed (a retry may store its output later)
+            elif has_output(event):
+                found[path] = DynamicRecord(output=node_output(event), has_output=True)
+        return found
 
     def _agent_finished(self, node: AgentNode, path: str) -> NodeResult | None:
         for event in self.events:  # a nested workflow: its terminal node's output
