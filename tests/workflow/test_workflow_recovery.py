@@ -301,3 +301,27 @@ async def test_an_invocation_cut_off_after_a_clients_answer_goes_on_from_that_pa
     resumed = await runner.resume(answered)
     assert calls.ran == ["a", "ask", "paint", "paint"]  # a and ask not run again
     assert outputs(resumed) == [("paint", "paint(blue)")]
+
+
+async def test_a_workflow_in_a_loop_resumes_its_cut_off_round_only():
+    from pyadk.agents import LoopAgent
+
+    calls = Calls()
+    rounds: list[int] = []
+
+    async def b(node_input: Any) -> str:
+        rounds.append(len(rounds) + 1)
+        calls.ran.append("b")
+        if len(rounds) == 2:  # the second round is cut off here
+            calls.hanging.set()
+            await asyncio.Event().wait()
+        return "B"
+
+    wf = Workflow(name="wf", edges=[(START, calls.step("a", lambda x: "A"), node(b, name="b"))])
+    runner = TestRunner(LoopAgent(name="loop", sub_agents=[wf], max_iterations=2))
+    invocation = await interrupt_when(runner, calls)
+    assert calls.ran == ["a", "b", "a", "b"]
+    resumed = await runner.resume(invocation)
+    # round 2's a had finished: not run again; its b runs again; round 1 is not replayed
+    assert calls.ran == ["a", "b", "a", "b", "b"]
+    assert outputs(resumed) == [("b", "B")]

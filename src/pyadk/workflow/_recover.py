@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pyadk.agents.llm_agent import LlmAgent
+from pyadk.events.outcome import OutcomeStatus
 from pyadk.workflow._agent_node import AgentNode, _answer_output, _is_answer
 from pyadk.workflow._dynamic_state import DynamicRecord
 from pyadk.workflow._errors import WorkflowConfigurationError
@@ -116,7 +117,9 @@ def plan_recovery(ctx: InvocationContext, *, author: str, path: str, graph: Grap
     invocation. Raises WorkflowConfigurationError when a node that ran is no longer
     in ``graph``."""
     session_events = ctx.session.events
-    mine = [e for e in session_events if e.invocation_id == ctx.invocation_id]
+    mine = _since_last_run(
+        [e for e in session_events if e.invocation_id == ctx.invocation_id], author, path
+    )
     recovery = Recovery(path=path, graph=graph, events=mine)
     prefix = f"{path}/"
     paused_at: int | None = None
@@ -159,6 +162,33 @@ def plan_recovery(ctx: InvocationContext, *, author: str, path: str, graph: Grap
         return recovery
     recovery.resume = _resumed_pause(ctx, author, path, graph, session_events)
     return recovery
+
+
+def _since_last_run(events: list[Event], author: str, path: str) -> list[Event]:
+    """The events of the last run of workflow ``author`` at ``path`` in this invocation
+    (it may have run before, in a loop). An earlier run ended at its recorded outcome
+    (a cancelled run's aside), or is told by a node run (``name@run_id``) that had
+    finished and starts again."""
+    prefix = f"{path}/"
+    start = 0
+    finished: set[str] = set()
+    for index, event in enumerate(events):
+        if event.author != author:
+            continue
+        outcome = event.actions.agent_outcome
+        if event.actions.end_of_agent:
+            if outcome is None or outcome.status is not OutcomeStatus.CANCELLED:
+                start, finished = index + 1, set()
+            continue
+        found = node_path(event) or ""
+        key = found[len(prefix) :]
+        if not found.startswith(prefix) or "/" in key:
+            continue
+        if key in finished:  # the same node run again: a new run of the workflow
+            start, finished = index, set()
+        if has_output(event) or node_route(event) is not None:
+            finished.add(key)
+    return events[start:]
 
 
 def _resumed_pause(
