@@ -325,3 +325,31 @@ async def test_a_workflow_in_a_loop_resumes_its_cut_off_round_only():
     # round 2's a had finished: not run again; its b runs again; round 1 is not replayed
     assert calls.ran == ["a", "b", "a", "b", "b"]
     assert outputs(resumed) == [("b", "B")]
+
+
+async def test_a_node_that_asked_before_the_interruption_keeps_waiting_for_that_answer():
+    calls = Calls(hang="slow")
+
+    def ask(node_input: Any) -> RequestInput:
+        calls.ran.append("ask")
+        return RequestInput(message="Colour?")
+
+    join = JoinNode(name="join")
+    runner = TestRunner(
+        Workflow(
+            name="wf",
+            edges=[
+                (START, (node(ask, name="ask"), calls.step("slow", lambda x: "S")), join),
+                (join, calls.step("end", lambda x: f"{x['ask']}+{x['slow']}")),
+            ],
+        )
+    )
+    invocation = await interrupt_when(runner, calls)
+    [request] = input_requests((await runner.session()).events)
+    resumed = await runner.resume(invocation)
+    assert calls.ran == ["ask", "slow", "slow"]  # ask is not asked again
+    assert input_requests(resumed) == []
+    assert any((e.custom_metadata or {}).get("workflow_paused") for e in resumed)
+    answered = await runner.run(answer_input(request, {"result": "blue"}))
+    assert outputs(answered)[-1] == ("end", "blue+S")
+    assert calls.ran == ["ask", "slow", "slow", "end"]

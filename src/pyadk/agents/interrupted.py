@@ -94,7 +94,7 @@ def _plan_branch(plan: ResumePlan, invocation_id: str, last: Event, answered: se
     """Adds what ``last`` (a branch's last event) says to ``plan``."""
     agent = last.author
     waiting = [i for i in last.long_running_tool_ids or () if i not in answered]
-    if waiting:
+    if waiting and not _graph_node_event(last):  # a graph run decides (pyadk.workflow)
         raise InvocationNotInterruptedError(
             f"Invocation {invocation_id!r} is not interrupted: agent {agent!r} waits for "
             "the client's answer to its calls; send the answer instead of resuming."

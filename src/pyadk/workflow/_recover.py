@@ -25,6 +25,7 @@ from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._node_events import NODE_INFO, has_output, node_output, node_path, node_route
 from pyadk.workflow._node_run import NodeResult
 from pyadk.workflow._pause_state import PAUSED, PauseState, answers_in, paused_runs
+from pyadk.workflow._request_input import REQUEST_INPUT_FUNCTION_CALL_NAME
 from pyadk.workflow._resume import Resume
 
 if TYPE_CHECKING:
@@ -41,7 +42,10 @@ class _Record:
     has_output: bool = False
     route: Any = None
     failed: bool = False
-    asked: bool = False
+    interrupts: set[str] = field(default_factory=set)
+    """The calls it waits on (it stopped to wait for the client)."""
+    requests: dict[str, Any] = field(default_factory=dict)
+    """Of those, its ``RequestInput`` ids with their answers' JSON schemas."""
 
 
 @dataclass
@@ -67,8 +71,12 @@ class Recovery:
         if isinstance(node, AgentNode):
             return self._agent_finished(node, f"{self.path}/{key}")
         record = self.records.get(key)
-        if record is None or record.failed or record.asked:
+        if record is None or record.failed:
             return None
+        if record.interrupts and not record.has_output:  # it waits for the client still
+            return NodeResult(
+                waiting=True, interrupts=set(record.interrupts), requests=dict(record.requests)
+            )
         if record.has_output or record.route is not None:
             return NodeResult(
                 output=record.output, has_output=record.has_output, route=record.route
@@ -149,7 +157,10 @@ def plan_recovery(ctx: InvocationContext, *, author: str, path: str, graph: Grap
         elif "error" in metadata:
             continue  # an attempt that was retried
         if event.long_running_tool_ids:
-            record.asked = True
+            record.interrupts.update(event.long_running_tool_ids)
+            for call in event.get_function_calls():
+                if call.name == REQUEST_INPUT_FUNCTION_CALL_NAME and call.id:
+                    record.requests[call.id] = (call.args or {}).get("response_schema")
         if has_output(event):
             record.output, record.has_output = node_output(event), True
         route = node_route(event)
