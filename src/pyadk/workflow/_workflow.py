@@ -75,6 +75,11 @@ class Workflow(BaseAgent):
     long-running call; a ``RequestInput``) pauses the run once nothing else can
     run: it writes a pause event, and the workflows around it pause too. The
     client's answer, in a later turn, resumes the run at that node.
+
+    An invocation cut off mid-run (a crash, a cancelled turn) goes on with
+    ``Runner.run_async(..., invocation_id=...)``: node runs that had finished are
+    not run again (their stored outputs feed their successors), the others run
+    again (see :mod:`pyadk.workflow._recover`).
     """
 
     edges: list[Any] = Field(default_factory=list)
