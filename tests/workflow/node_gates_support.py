@@ -5,9 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from pyadk import types
+from pyadk.auth.auth_schemes import APIKey
+from pyadk.auth.auth_tool import AuthConfig
 from pyadk.events import Event
 from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
+from pyadk.tools import ToolContext
 from pyadk.workflow import REQUEST_INPUT_FUNCTION_CALL_NAME
+
+KEY = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Api-Key"}))
+"""An API key the tools of these tests ask the user for."""
 
 
 def calls_named(events: list[Event], name: str) -> list[types.FunctionCall]:
@@ -45,3 +51,25 @@ def api_key_answer(request: types.FunctionCall, key: str) -> types.Content:
     config = dict(request.args["authConfig"])
     config["exchangedAuthCredential"] = {"authType": "apiKey", "apiKey": key}
     return reply(request.id or "", request.name, config)
+
+
+class Upload:
+    """A tool that needs the user's API key (``KEY``), then the user's approval."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.uploaded: list[str] = []
+
+    def upload(self, name: str, tool_context: ToolContext) -> dict[str, Any]:
+        """Uploads a file."""
+        credential = tool_context.get_auth_response(KEY)
+        if credential is None:
+            tool_context.request_credential(KEY)
+            return {"pending": "credential"}
+        assert credential.api_key is not None
+        self.keys.append(credential.api_key)
+        if tool_context.tool_confirmation is None:
+            tool_context.request_confirmation(hint=f"Upload {name}?")
+            return {"pending": "approval"}
+        self.uploaded.append(name)
+        return {"uploaded": name}

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from node_gates_support import (
+    Upload,
     api_key_answer,
     approval,
     approval_requests,
@@ -21,14 +22,12 @@ from wf_support import outputs
 
 from pyadk import types
 from pyadk.agents import LlmAgent
-from pyadk.auth.auth_schemes import APIKey
-from pyadk.auth.auth_tool import AuthConfig
 from pyadk.events import Event
 from pyadk.runners import Runner
 from pyadk.sessions.sqlite_session_service import SqliteSessionService
 from pyadk.testing import TestRunner
 from pyadk.testing.scripted_models import ScriptedModel, function_call
-from pyadk.tools import FunctionTool, NodeTool, ToolContext
+from pyadk.tools import FunctionTool, NodeTool
 from pyadk.workflow import (
     REQUEST_INPUT_FUNCTION_CALL_NAME,
     START,
@@ -40,30 +39,7 @@ from pyadk.workflow import (
     node,
 )
 
-KEY = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Api-Key"}))
 SECRET = "sk-live-8c1f0e"
-
-
-class Upload:
-    """A tool that needs the user's API key, then asks the user to approve the upload."""
-
-    def __init__(self) -> None:
-        self.keys: list[str] = []
-        self.uploaded: list[str] = []
-
-    def upload(self, name: str, tool_context: ToolContext) -> dict[str, Any]:
-        """Uploads a file."""
-        credential = tool_context.get_auth_response(KEY)
-        if credential is None:
-            tool_context.request_credential(KEY)
-            return {"pending": "credential"}
-        assert credential.api_key is not None
-        self.keys.append(credential.api_key)
-        if tool_context.tool_confirmation is None:
-            tool_context.request_confirmation(hint=f"Upload {name}?")
-            return {"pending": "approval"}
-        self.uploaded.append(name)
-        return {"uploaded": name}
 
 
 def stored_text(events: list[Event]) -> str:

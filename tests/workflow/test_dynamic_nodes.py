@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wf_support import outputs, paths
+from wf_support import answer, outputs, paths, pause_records
 
 from pyadk import types
 from pyadk.agents import LlmAgent
@@ -50,19 +50,6 @@ def requests_for_input(events: list[Event]) -> list[types.FunctionCall]:
         for e in events
         for c in e.get_function_calls()
         if c.name == REQUEST_INPUT_FUNCTION_CALL_NAME
-    ]
-
-
-def answer(request: types.FunctionCall, value: Any) -> types.Content:
-    response = types.FunctionResponse(id=request.id, name=request.name, response={"result": value})
-    return types.Content(role="user", parts=[types.Part(function_response=response)])
-
-
-def pause_records(events: list[Event]) -> list[dict[str, Any]]:
-    return [
-        e.custom_metadata["workflow_paused"]
-        for e in events
-        if e.custom_metadata and "workflow_paused" in e.custom_metadata
     ]
 
 

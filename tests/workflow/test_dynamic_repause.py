@@ -9,19 +9,22 @@ import json
 from pathlib import Path
 from typing import Any
 
-from node_gates_support import api_key_answer, approval, approval_requests, credential_requests
-from wf_support import outputs
+from node_gates_support import (
+    Upload,
+    api_key_answer,
+    approval,
+    approval_requests,
+    credential_requests,
+)
+from wf_support import answer, input_requests, outputs, pause_records
 
 from pyadk import types
-from pyadk.auth.auth_schemes import APIKey
-from pyadk.auth.auth_tool import AuthConfig
 from pyadk.events import Event
 from pyadk.runners import Runner
 from pyadk.sessions.sqlite_session_service import SqliteSessionService
 from pyadk.testing import TestRunner
-from pyadk.tools import FunctionTool, ToolContext
+from pyadk.tools import FunctionTool
 from pyadk.workflow import (
-    REQUEST_INPUT_FUNCTION_CALL_NAME,
     START,
     Context,
     RequestInput,
@@ -29,30 +32,7 @@ from pyadk.workflow import (
     node,
 )
 
-KEY = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Api-Key"}))
 SECRET = "sk-live-5d2a9b"
-
-
-def input_requests(events: list[Event]) -> list[types.FunctionCall]:
-    return [
-        c
-        for e in events
-        for c in e.get_function_calls()
-        if c.name == REQUEST_INPUT_FUNCTION_CALL_NAME
-    ]
-
-
-def answer(request: types.FunctionCall, value: Any) -> types.Content:
-    response = types.FunctionResponse(id=request.id, name=request.name, response={"result": value})
-    return types.Content(role="user", parts=[types.Part(function_response=response)])
-
-
-def pause_records(events: list[Event]) -> list[dict[str, Any]]:
-    return [
-        e.custom_metadata["workflow_paused"]
-        for e in events
-        if e.custom_metadata and "workflow_paused" in e.custom_metadata
-    ]
 
 
 class TwoQuestions:
@@ -179,28 +159,6 @@ async def test_the_first_answer_survives_a_restart_between_the_questions(tmp_pat
     done = await turn(answer(second, "Lovelace"))
     assert questions.seen[-1] == {"first": "Ada", "last": "Lovelace"}
     assert outputs(done)[-1] == ("plan", "Ada Lovelace")
-
-
-class Upload:
-    """A tool that needs the user's API key, then the user's approval."""
-
-    def __init__(self) -> None:
-        self.keys: list[str] = []
-        self.uploaded: list[str] = []
-
-    def upload(self, name: str, tool_context: ToolContext) -> dict[str, Any]:
-        """Uploads a file."""
-        credential = tool_context.get_auth_response(KEY)
-        if credential is None:
-            tool_context.request_credential(KEY)
-            return {"pending": "credential"}
-        assert credential.api_key is not None
-        self.keys.append(credential.api_key)
-        if tool_context.tool_confirmation is None:
-            tool_context.request_confirmation(hint=f"Upload {name}?")
-            return {"pending": "approval"}
-        self.uploaded.append(name)
-        return {"uploaded": name}
 
 
 async def test_a_dynamic_tool_asking_a_credential_then_approval_finishes():

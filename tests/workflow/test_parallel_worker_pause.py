@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wf_support import outputs, paths
+from wf_support import input_requests, outputs, paths, pause_records
 
 from pyadk import types
 from pyadk.agents import LlmAgent
@@ -21,7 +21,6 @@ from pyadk.testing import FunctionModel, TestRunner, function_call
 from pyadk.tools import FunctionTool
 from pyadk.tools.tool_confirmation import confirmation_answer, confirmation_requests
 from pyadk.workflow import (
-    REQUEST_INPUT_FUNCTION_CALL_NAME,
     START,
     Context,
     InputAnswerError,
@@ -29,15 +28,6 @@ from pyadk.workflow import (
     Workflow,
     node,
 )
-
-
-def input_requests(events: list[Event]) -> list[types.FunctionCall]:
-    return [
-        c
-        for e in events
-        for c in e.get_function_calls()
-        if c.name == REQUEST_INPUT_FUNCTION_CALL_NAME
-    ]
 
 
 def answer(*pairs: tuple[types.FunctionCall, Any]) -> types.Content:
@@ -51,14 +41,6 @@ def answer(*pairs: tuple[types.FunctionCall, Any]) -> types.Content:
         for request, value in pairs
     ]
     return types.Content(role="user", parts=parts)
-
-
-def pause_records(events: list[Event]) -> list[dict[str, Any]]:
-    return [
-        e.custom_metadata["workflow_paused"]
-        for e in events
-        if e.custom_metadata and "workflow_paused" in e.custom_metadata
-    ]
 
 
 class Calls:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wf_support import outputs, paths
+from wf_support import input_requests, outputs, paths, pause_records
 
 from pyadk import types
 from pyadk.agents import LlmAgent, SequentialAgent
@@ -24,7 +24,6 @@ from pyadk.testing import FunctionModel, TestRunner, function_call
 from pyadk.tools import FunctionTool, LongRunningFunctionTool, ToolContext
 from pyadk.tools.tool_confirmation import confirmation_answer, confirmation_requests
 from pyadk.workflow import (
-    REQUEST_INPUT_FUNCTION_CALL_NAME,
     START,
     Context,
     JoinNode,
@@ -82,14 +81,6 @@ def requests_in(events: list[Event]) -> list[types.FunctionCall]:
 async def approve(runner: TestRunner, events: list[Event], confirmed: bool = True) -> list[Event]:
     [request] = requests_in(events)
     return await runner.run(confirmation_answer(request, confirmed=confirmed))
-
-
-def pause_records(events: list[Event]) -> list[dict[str, Any]]:
-    return [
-        e.custom_metadata["workflow_paused"]
-        for e in events
-        if e.custom_metadata and "workflow_paused" in e.custom_metadata
-    ]
 
 
 async def test_an_approved_call_runs_and_the_graph_goes_on_without_rerunning_earlier_nodes():
@@ -327,15 +318,6 @@ def answer_input(request: types.FunctionCall, value: Any) -> types.Content:
     """The client's answer to an ``adk_request_input`` call."""
     response = types.FunctionResponse(id=request.id, name=request.name, response=value)
     return types.Content(role="user", parts=[types.Part(function_response=response)])
-
-
-def input_requests(events: list[Event]) -> list[types.FunctionCall]:
-    return [
-        c
-        for e in events
-        for c in e.get_function_calls()
-        if c.name == REQUEST_INPUT_FUNCTION_CALL_NAME
-    ]
 
 
 async def test_a_function_node_asks_for_input_and_the_answer_becomes_its_output():
