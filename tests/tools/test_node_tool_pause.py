@@ -364,3 +364,42 @@ def test_a_function_node_with_auth_config_and_no_context_is_refused_as_a_node_to
     gated = node(fetch, auth_config=AuthConfig(auth_scheme=scheme), rerun_on_resume=True)
     with pytest.raises(ValueError, match="auth_config but no context parameter"):
         NodeTool(gated)
+
+
+async def test_a_tool_node_asking_a_credential_as_the_node_tool_itself_gets_it():
+    from pyadk.auth.auth_schemes import APIKey
+    from pyadk.auth.auth_tool import AuthConfig
+    from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
+    from pyadk.tools import ToolContext
+
+    key = AuthConfig(auth_scheme=APIKey(**{"in": "header", "name": "X-Api-Key"}))
+    used: list[str] = []
+
+    def forecast(city: str, tool_context: ToolContext) -> dict[str, Any]:
+        """Tells the weather."""
+        credential = tool_context.get_auth_response(key)
+        if credential is None:
+            tool_context.request_credential(key)
+            return {"pending": "credential"}
+        used.append(credential.api_key or "")
+        return {"city": city, "sky": "clear"}
+
+    model = ScriptedModel([function_call("forecast", {"city": "Bern"}, id="c1"), "Clear."])
+    runner = TestRunner(
+        LlmAgent(name="host", model=model, tools=[NodeTool(node(FunctionTool(forecast)))])
+    )
+    asked = await runner.run("weather?")
+    [request] = [
+        c for e in asked for c in e.get_function_calls() if c.name == REQUEST_EUC_FUNCTION_CALL_NAME
+    ]
+    assert request.args is not None and used == []
+    config = dict(request.args["authConfig"])
+    config["exchangedAuthCredential"] = {"authType": "apiKey", "apiKey": "k-123"}
+
+    done = await runner.run(answer(request, config))
+
+    assert used == ["k-123"]
+    assert results(done) == [("forecast", {"city": "Bern", "sky": "clear"})]
+    assert done[-1].text == "Clear."
+    stored = "\n".join(e.model_dump_json() for e in (await runner.session()).events)
+    assert "k-123" not in stored
