@@ -266,3 +266,22 @@ def test_only_tools_make_tool_nodes():
     with pytest.raises(WorkflowConfigurationError, match="ToolNode needs a BaseTool"):
         ToolNode(tool=add)  # type: ignore[arg-type]
     assert ToolNode(FunctionTool(add), name="plus").name == "plus"
+
+
+@pytest.mark.parametrize("asks_itself", [False, True])
+async def test_a_tool_node_that_does_not_rerun_cannot_take_an_approval(asks_itself: bool):
+    paid: list[int] = []
+
+    def pay(amount: int, tool_context: ToolContext) -> str:
+        """Pays."""
+        if asks_itself and tool_context.tool_confirmation is None:
+            tool_context.request_confirmation(hint="Pay?")
+            return "pending"
+        paid.append(amount)
+        return "paid"
+
+    tool = FunctionTool(pay, require_confirmation=not asks_itself)
+    runner = TestRunner(Workflow(name="wf", edges=[(START, ToolNode(tool, rerun_on_resume=False))]))
+    with pytest.raises(WorkflowConfigurationError, match="'pay' asked for approval"):
+        await runner.run('{"amount": 5}')
+    assert paid == []

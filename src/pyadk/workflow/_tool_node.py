@@ -72,6 +72,15 @@ class ToolNode(BaseNode):
         data.setdefault("name", target.name)
         super().__init__(**data)
 
+    def _check_reruns(self, asked: str) -> None:
+        """A node that asks the client must run again on the answer (else the answer
+        would become its output and the tool would never run)."""
+        if not self.rerun_on_resume:
+            raise WorkflowConfigurationError(
+                f"Tool node {self.name!r} asked for {asked} but has rerun_on_resume=False: "
+                "its tool must run again once the client answers."
+            )
+
     async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
         tool = self.tool
         args = self._arguments(ctx, node_input)
@@ -87,6 +96,7 @@ class ToolNode(BaseNode):
         if result is None:
             confirmation = tool_context.tool_confirmation
             if confirmation is None and await tool.check_require_confirmation(args, tool_context):
+                self._check_reruns("approval")
                 yield _ask_confirmation(tool.name, args, f"Approve or reject {tool.name}().")
                 return
             if confirmation is not None and not confirmation.confirmed:
@@ -106,11 +116,13 @@ class ToolNode(BaseNode):
                         raise
                 asked = ctx.actions.requested_tool_confirmations.pop(call_id, None)
                 if asked is not None:  # the tool asked for approval itself
+                    self._check_reruns("approval")
                     yield _ask_confirmation(tool.name, args, asked.hint, asked.payload)
                     return
                 requested = ctx.actions.requested_auth_configs.pop(call_id, None)
                 if requested is not None:  # the tool asked for a credential: wait for it
-                    yield credential_request(ctx, call_id, requested, reruns=self.rerun_on_resume)
+                    self._check_reruns("a credential")
+                    yield credential_request(ctx, call_id, requested)
                     yield NodeWaiting()
                     return
         altered = await plugins_then_callbacks(

@@ -24,7 +24,6 @@ from pyadk.auth.auth_tool import AuthConfig, AuthToolArguments
 from pyadk.events.client_requests import REQUEST_EUC_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
 from pyadk.utils.ids import new_uuid4
-from pyadk.workflow._errors import WorkflowConfigurationError
 from pyadk.workflow._node_events import NODE_INFO, node_path
 
 if TYPE_CHECKING:
@@ -34,15 +33,9 @@ AUTH_PREFIX = "wf_auth:"
 """Starts the id of a tool node's credential request."""
 
 
-def credential_request(ctx: Context, call_id: str, requested: Any, *, reruns: bool) -> Event:
+def credential_request(ctx: Context, call_id: str, requested: Any) -> Event:
     """The request event for the credential the tool call ``call_id`` asked for; the
-    node then waits. ``reruns``: the node's ``rerun_on_resume`` (without it the node
-    could not take the answer: WorkflowConfigurationError)."""
-    if not reruns:
-        raise WorkflowConfigurationError(
-            f"Tool node {ctx.node_name!r} asked for a credential but has "
-            "rerun_on_resume=False: its tool must run again once the client answers."
-        )
+    node then waits (it must rerun on resume to take the answer)."""
     config = requested
     if not isinstance(config, AuthConfig):
         config = AuthConfig.model_validate(requested)
