@@ -97,6 +97,10 @@ async def test_a_request_for_input_is_input_required_not_a_tool_call() -> None:
         "message": "How many seats?",
         "payload": {"max": 8},
         "responseSchema": {"type": "integer"},
+        "kind": "input",  # an ordinary request (not an approval): no tool, no args
+        "tool": None,
+        "args": None,
+        "confirmationPayload": None,
     }
     assert asked.request_id
     assert UI_EVENT_ADAPTER.validate_python(data) == asked
@@ -138,7 +142,14 @@ async def test_the_answer_resumes_the_workflow_and_history_shows_it() -> None:
     assert [e.text for e in users] == ["book a table", "3"]
     assert users[0].inputs == []
     assert users[1].to_json_dict()["inputs"] == [
-        {"requestId": asked.request_id, "node": "seats", "value": "3"}
+        {
+            "requestId": asked.request_id,
+            "node": "seats",
+            "value": "3",
+            "kind": "input",
+            "tool": None,
+            "confirmed": None,
+        }
     ]
     assert [e.type for e in history].count("input_required") == 1
 
@@ -353,3 +364,144 @@ async def test_an_agent_nodes_input_is_a_thinking_entry_not_a_second_user_messag
     history = run_ui(workflow, session.events, "history")
     assert [e.text for e in history if e.type == "user_message"] == ["a trip", "Bern"]
     assert [e.kind for e in history if e.type == "thinking"].count("node_input") == 1
+
+
+# -- a workflow's approval (an input request of kind approval) ------------------------
+
+
+class Payments:
+    """Reads an invoice, pays it with a tool needing approval, then reports the result."""
+
+    def __init__(self, hint: str | None = None) -> None:
+        self.hint = hint
+        self.paid: list[int] = []
+
+    def workflow(self) -> Workflow:
+        from pyadk.tools import FunctionTool, ToolContext
+
+        def invoice(node_input: types.Content) -> dict[str, int]:
+            return {"amount": 900}
+
+        def pay(amount: int, tool_context: ToolContext) -> dict[str, Any]:
+            if self.hint and tool_context.tool_confirmation is None:
+                tool_context.request_confirmation(hint=self.hint, payload={"limit": 1000})
+                return {"status": "waiting"}
+            self.paid.append(amount)
+            return {"status": "paid"}
+
+        def report(node_input: Any) -> Any:
+            yield Event(author="payments", content=types.ModelContent(f"{node_input}"))
+            yield node_input
+
+        tool = FunctionTool(pay, require_confirmation=self.hint is None)
+        return Workflow(name="payments", edges=[(START, invoice, tool, report)])
+
+
+async def test_a_workflow_approval_is_input_required_of_kind_approval() -> None:
+    workflow = Payments().workflow()
+
+    ui = run_ui(workflow, await TestRunner(workflow).run("pay"))
+
+    [asked] = [e for e in ui if e.type == "input_required"]
+    data = asked.to_json_dict()
+    assert data["requestId"].startswith("wf_tool_confirmation:")
+    assert (data["kind"], data["tool"], data["args"]) == ("approval", "pay", {"amount": 900})
+    assert (data["node"], data["message"]) == ("pay", "Approve or reject pay().")
+    assert data["confirmationPayload"] is None
+    assert data["payload"] == {"tool_name": "pay", "args": {"amount": 900}}  # as sent
+    assert UI_EVENT_ADAPTER.validate_python(data) == asked
+    assert "tool_start" not in [e.type for e in ui]
+
+
+async def test_a_tools_own_hint_and_payload_are_passed_on() -> None:
+    workflow = Payments(hint="Over the daily limit?").workflow()
+
+    ui = run_ui(workflow, await TestRunner(workflow).run("pay"))
+
+    [asked] = [e for e in ui if e.type == "input_required"]
+    assert (asked.kind, asked.tool, asked.message) == ("approval", "pay", "Over the daily limit?")
+    assert asked.confirmation_payload == {"limit": 1000}
+
+
+@pytest.mark.parametrize(
+    ("confirmed", "text", "paid"), [(True, "Approved pay", [900]), (False, "Rejected pay", [])]
+)
+async def test_the_approval_answer_reads_approved_or_rejected_in_history(
+    confirmed: bool, text: str, paid: list[int]
+) -> None:
+    payments = Payments()
+    workflow = payments.workflow()
+    runner = TestRunner(workflow)
+    [asked] = [e for e in run_ui(workflow, await runner.run("pay")) if e.type == "input_required"]
+
+    second = run_ui(
+        workflow, await runner.run(answer_content(asked.request_id, {"confirmed": confirmed}))
+    )
+
+    assert payments.paid == paid
+    assert second[-1].type == "done" and second[-1].reason == "completed"
+    history = run_ui(workflow, (await runner.session()).events)
+    users = [e for e in history if e.type == "user_message"]
+    assert [u.text for u in users] == ["pay", text]
+    assert users[1].to_json_dict()["inputs"] == [
+        {
+            "requestId": asked.request_id,
+            "node": "pay",
+            "value": {"confirmed": confirmed},
+            "kind": "approval",
+            "tool": "pay",
+            "confirmed": confirmed,
+        }
+    ]
+    [again] = [e for e in history if e.type == "input_required"]
+    assert again.kind == "approval"
+
+
+def test_an_approval_answer_without_a_decision_reads_as_json() -> None:
+    answer = ui_inputs.InputAnswer(
+        request_id="wf_tool_confirmation:x", value="yes", kind="approval"
+    )
+
+    assert ui_inputs.input_text(answer) == "yes"
+    assert ui_inputs.is_approval("wf_tool_confirmation:x") and not ui_inputs.is_approval("ask-1")
+    assert not ui_inputs.is_approval(None)
+
+
+def test_the_approval_prefix_is_the_workflows() -> None:
+    from pyadk.workflow._tool_node import CONFIRMATION_PREFIX
+
+    assert ui_inputs.APPROVAL_PREFIX == CONFIRMATION_PREFIX
+
+
+def test_a_refused_approval_answer_names_the_request_which_asks_approval_again(
+    serve: Callable[[Any], LiveServer],
+) -> None:
+    payments = Payments()
+    client = serve(create_app(agents={"payments": payments.workflow()})).client()
+    client.post("/apps/payments/users/alice/sessions/s1")
+
+    def turn(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        body = run_body("payments", "alice", "s1", "", newMessage={"role": "user", "parts": parts})
+        with client.stream("POST", "/run_ui_events", json=body) as response:
+            assert response.status_code == 200
+            return [m.json() for m in read_sse(response.iter_lines()).messages]
+
+    [asked] = [e for e in turn([{"text": "pay"}]) if e["type"] == "input_required"]
+    assert asked["kind"] == "approval"
+
+    refused = turn(answer_parts(asked["requestId"], "yes"))  # not a JSON object
+
+    error = next(e for e in refused if e["type"] == "error")
+    assert error["errorType"] == "InputAnswerError" and error["requestIds"] == [asked["requestId"]]
+    assert payments.paid == []
+
+    approved = turn(answer_parts(asked["requestId"], {"confirmed": True}))
+
+    assert payments.paid == [900] and approved[-1]["reason"] == "completed"
+    history = client.get("/apps/payments/users/alice/sessions/s1/ui-events").json()
+    users = [e["text"] for e in history if e["type"] == "user_message"]
+    assert users == ["pay", "yes", "Approved pay"]
+    again = [e for e in history if e["type"] == "input_required"]
+    assert [(e["requestId"], e["kind"], e["tool"]) for e in again] == [
+        (asked["requestId"], "approval", "pay")
+    ] * 2

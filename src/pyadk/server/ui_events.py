@@ -229,6 +229,17 @@ class InputRequiredEvent(_UiBase):
     """Data the node attached to its request, if any."""
     response_schema: dict[str, Any] | None = None
     """The JSON schema the answer must fit (None: any text)."""
+    kind: Literal["input", "approval"] = "input"
+    """``approval``: the workflow asks to approve a call of ``tool`` (a ToolNode's tool,
+    or a function node, with ``require_confirmation``; request id
+    ``wf_tool_confirmation:...``). Show Approve / Reject and answer ``{"result":
+    {"confirmed": true|false}}``; ``message`` is the hint."""
+    tool: str | None = None
+    """For an approval: the tool (or function node) waiting to run."""
+    args: dict[str, Any] | None = None
+    """For an approval: the call's arguments."""
+    confirmation_payload: Any = None
+    """For an approval: data the tool attached to its request, if any."""
 
 
 class InputAnswer(BaseModel):
@@ -241,6 +252,12 @@ class InputAnswer(BaseModel):
     """The asking node, when the request is known (it is in session history)."""
     value: Any = None
     """The answer as sent (``response.result``, or the whole response otherwise)."""
+    kind: Literal["input", "approval"] = "input"
+    """``approval``: the answer to an approval (``input_required`` of kind approval)."""
+    tool: str | None = None
+    """For an approval: the tool it approves or rejects, when the request is known."""
+    confirmed: bool | None = None
+    """For an approval: the decision (None: the answer holds no boolean ``confirmed``)."""
 
 
 class ContentEvent(_UiBase):
@@ -301,7 +318,8 @@ class UserMessageEvent(_UiBase):
     """The message's text; for an answer to approval requests, one line per answer
     ("Approved pay", "Rejected pay"); for an answer to credential requests, one line per
     answer ("Signed in", "Provided a credential": never the credential); for an answer
-    to input requests, the answers themselves."""
+    to input requests, the answers themselves (for a workflow's approval, "Approved
+    pay" / "Rejected pay")."""
     approvals: list[ApprovalDecision] = Field(default_factory=list)
     """The approval requests this message answers (empty for an ordinary message)."""
     credentials: list[CredentialAnswer] = Field(default_factory=list)

@@ -1,6 +1,10 @@
 """Input requests in the UI protocol: a graph workflow node's ``adk_request_input`` call
 (``RequestInput``) as ``input_required``, the user's answers, and refused answers.
 
+A workflow's approval request (id ``wf_tool_confirmation:...``, payload ``tool_name``
+and ``args``) is an ``input_required`` of kind ``approval``, its answer ("Approved pay")
+an input answer of kind ``approval``.
+
 A refused answer (``InputAnswerError``) is told by the workflow's pause record: written
 again after the answer, it still waits on the answered request. This module reads that
 record (and node paths) from ``custom_metadata`` by key, without importing
@@ -22,6 +26,9 @@ WORKFLOW_PAUSED = "workflow_paused"
 """The ``custom_metadata`` key of a graph workflow's pause record."""
 NODE_INFO = "node_info"
 """The ``custom_metadata`` key of a workflow node event's node path."""
+APPROVAL_PREFIX = "wf_tool_confirmation:"
+"""The id prefix of a workflow's approval request (a ToolNode's or a function node's
+``require_confirmation``): its answer is a ``ToolConfirmation`` dict."""
 
 Base = Callable[[Event, str | None], dict[str, Any]]
 """The common fields of a new UI event (the converter's: it numbers them)."""
@@ -31,6 +38,8 @@ def input_text(answer: InputAnswer) -> str:
     """How an answer reads in the chat: a string as is, anything else as compact JSON
     (what the browser's ``JSON.stringify`` makes of it)."""
     value = answer.value
+    if answer.kind == "approval" and answer.confirmed is not None:
+        return f"{'Approved' if answer.confirmed else 'Rejected'} {answer.tool or 'a tool'}"
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -71,6 +80,32 @@ def node_name(path: str) -> str:
     return path.rsplit("/", 1)[-1].split("@", 1)[0]
 
 
+def is_approval(request_id: str | None) -> bool:
+    """Whether an input request is a workflow's approval request (by its id)."""
+    return bool(request_id) and str(request_id).startswith(APPROVAL_PREFIX)
+
+
+def _approval_fields(call: types.FunctionCall, node: str | None) -> dict[str, Any]:
+    """The ``input_required`` fields telling an approval: kind, tool, args, payload."""
+    if not is_approval(call.id):
+        return {}
+    shown = (call.args or {}).get("payload")
+    shown = shown if isinstance(shown, dict) else {}
+    args = shown.get("args")
+    return {
+        "kind": "approval",
+        "tool": _text(shown.get("tool_name")) or node or "a tool",
+        "args": dict(args) if isinstance(args, dict) else {},
+        "confirmation_payload": shown.get("confirmation_payload"),
+    }
+
+
+def _confirmed(value: Any) -> bool | None:
+    """The decision of an approval's answer (None: it holds no boolean ``confirmed``)."""
+    confirmed = value.get("confirmed") if isinstance(value, dict) else None
+    return confirmed if isinstance(confirmed, bool) else None
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -99,15 +134,17 @@ class InputRequests:
         path = node_path_of(event)
         schema = args.get("response_schema", args.get("responseSchema"))
         request_id = call.id or ""
+        node = node_name(path) if path else None
         self._answered.discard(request_id)  # asked (again): not answered yet
         asked = InputRequiredEvent(
             **base,
             request_id=request_id,
-            node=node_name(path) if path else None,
+            node=node,
             node_path=path,
             message=_text(args.get("message")),
             payload=args.get("payload"),
             response_schema=schema if isinstance(schema, dict) else None,
+            **_approval_fields(call, node),
         )
         self._asked[request_id] = asked
         return asked
@@ -120,11 +157,16 @@ class InputRequests:
                 continue
             self._answered.add(response.id or "")
             asked = self._asked.get(response.id or "")
+            value = answer_value(response.response)
+            approval = asked.kind == "approval" if asked else is_approval(response.id)
             answers.append(
                 InputAnswer(
                     request_id=response.id,
                     node=asked.node if asked else None,
-                    value=answer_value(response.response),
+                    value=value,
+                    kind="approval" if approval else "input",
+                    tool=asked.tool if asked else None,
+                    confirmed=_confirmed(value) if approval else None,
                 )
             )
         return answers

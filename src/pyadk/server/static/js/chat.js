@@ -1,5 +1,6 @@
 // The chat transcript: user messages, the agents' answers (content deltas, then
-// `final` replaces the text), approval cards (`approval_required`: Approve / Reject),
+// `final` replaces the text), approval cards (`approval_required`, or a workflow's
+// `input_required` of kind approval: Approve / Reject),
 // credential cards (`auth_required`: a key or token, or a sign-in) and input cards
 // (`input_required`: a workflow node's question, with a form). Internal events never
 // reach it.
@@ -159,9 +160,14 @@ export class Chat {
     return message;
   }
 
-  /** A card asking to approve a tool call: the tool, its arguments, the hint, buttons. */
+  /** A card asking to approve a tool call: the tool, its arguments, the hint, buttons.
+   * A workflow's approval (`input_required` of kind approval) gets the same card; the
+   * same request again (its answer was refused) opens it again. */
   approval(ev) {
-    if (this.approvals.has(ev.requestId)) return;
+    if (this.approvals.has(ev.requestId)) {
+      if (ev.type === "input_required") this.decided(ev.requestId, null);
+      return;
+    }
     const decide = (confirmed) => () => this.onDecide(ev, confirmed);
     const buttons = [
       el("button", {type: "button", class: "approve", text: "Approve", onclick: decide(true)}),
@@ -169,22 +175,30 @@ export class Chat {
     ];
     for (const button of buttons) button.disabled = this.locked;
     const decision = el("span", {class: "decision", text: "Waiting for your answer"});
-    const node = el("div", {class: "msg approval", dataset: {requestId: ev.requestId, state: "pending"}},
-      el("div", {class: "meta", text: `${ev.agent ?? "agent"} · needs your approval`}),
-      el("div", {class: "what"}, "Run ", el("code", {text: ev.tool}), "?"),
-      ev.hint ? el("div", {class: "why", text: ev.hint}) : null,
-      jsonDetails("arguments", ev.args, {open: true, cls: "args"}),
-      ev.payload !== null && ev.payload !== undefined ? jsonDetails("payload", ev.payload, {cls: "payload"}) : null,
-      el("div", {class: "actions"}, buttons, decision));
-    this.approvals.set(ev.requestId, {node, buttons, decision, confirmed: null});
+    const error = el("div", {class: "approval-error", role: "alert", hidden: true}); // app.css styles no .approval-error
+    const workflow = ev.type === "input_required";
+    const hint = workflow ? ev.message : ev.hint;
+    const payload = workflow ? ev.confirmationPayload : ev.payload;
+    const who = `${ev.agent ?? (workflow ? "workflow" : "agent")}${workflow && ev.node ? ` · ${ev.node}` : ""}`;
+    const node = el("div", {class: "msg approval", dataset: {requestId: ev.requestId, state: "pending", kind: workflow ? "workflow" : "tool"}},
+      el("div", {class: "meta", text: `${who} · needs your approval`}),
+      el("div", {class: "what"}, "Run ", el("code", {text: ev.tool ?? "a tool"}), "?"),
+      hint ? el("div", {class: "why", text: hint}) : null,
+      jsonDetails("arguments", ev.args ?? {}, {open: true, cls: "args"}),
+      payload !== null && payload !== undefined ? jsonDetails("payload", payload, {cls: "payload"}) : null,
+      el("div", {class: "actions"}, buttons, decision), error);
+    this.approvals.set(ev.requestId, {node, buttons, decision, error, confirmed: null});
     this.add(node);
   }
 
-  /** Shows the answer on its card (`confirmed` null: unanswered again, the answer failed). */
-  decided(requestId, confirmed) {
+  /** Shows the answer on its card (`confirmed` null: unanswered again, the answer failed;
+   * `message` says why). */
+  decided(requestId, confirmed, message = "") {
     const card = this.approvals.get(requestId);
     if (!card) return;
     card.confirmed = confirmed;
+    card.error.textContent = confirmed === null ? message : "";
+    card.error.hidden = !card.error.textContent;
     const answered = confirmed !== null;
     for (const button of card.buttons) button.disabled = answered || this.locked;
     card.node.dataset.state = answered ? (confirmed ? "approved" : "rejected") : "pending";
@@ -339,10 +353,14 @@ export class Chat {
         this.user(ev.text);
         for (const answer of ev.approvals ?? []) this.decided(answer.requestId, answer.confirmed);
         for (const answer of ev.credentials ?? []) this.provided(answer.requestId, true);
-        for (const answer of ev.inputs ?? []) this.answered(answer.requestId, answerText(answer.value));
+        for (const answer of ev.inputs ?? []) {
+          if (this.approvals.has(answer.requestId)) this.decided(answer.requestId, answer.confirmed ?? answer.value?.confirmed === true);
+          else this.answered(answer.requestId, answerText(answer.value));
+        }
         break;
       case "input_required":
-        this.input(ev);
+        if (ev.kind === "approval") this.approval(ev);
+        else this.input(ev);
         break;
       case "approval_required":
         this.approval(ev);
@@ -377,7 +395,10 @@ export class Chat {
         this.add(el("div", {class: "msg error"},
           el("div", {class: "meta", text: `${ev.errorType || "Error"}${ev.agent ? ` · ${ev.agent}` : ""}`}),
           el("div", {class: "body", text: ev.message})));
-        for (const requestId of ev.requestIds ?? []) this.answered(requestId, null, ev.message); // refused
+        for (const requestId of ev.requestIds ?? []) { // refused: the card can be answered again
+          if (this.approvals.has(requestId)) this.decided(requestId, null, ev.message);
+          else this.answered(requestId, null, ev.message);
+        }
         break;
       case "done":
         for (const message of this.messages.values()) message.node.classList.remove("streaming");

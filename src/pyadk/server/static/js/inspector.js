@@ -28,7 +28,8 @@ function summary(ev) {
     case "tool_progress": return `${ev.tool}: ${progressText(ev)}`;
     case "approval_required": return `${ev.tool}(${JSON.stringify(ev.args)}) needs approval`;
     case "auth_required": return `${ev.tool ?? "a tool call"} needs a credential (${ev.schemeType ?? "?"})`;
-    case "input_required": return `${ev.node ?? "a node"} asks: ${ev.message ?? ""}`;
+    case "input_required": return ev.kind === "approval" ? `${ev.tool}(${JSON.stringify(ev.args ?? {})}) needs approval`
+      : `${ev.node ?? "a node"} asks: ${ev.message ?? ""}`;
     case "content": return ev.delta;
     case "final": return `${ev.interim ? "[interim] " : ""}${ev.text}`;
     case "error": return `${ev.errorType || "error"}: ${ev.message}`;
@@ -145,7 +146,8 @@ export class Invocations {
     if (ev.type === "tool_end" && ev.isError) record.failedTools += 1;
     if (ev.type === "approval_required") record.approvals.push(ev.tool);
     if (ev.type === "auth_required") record.credentials.push(ev.tool ?? "a tool");
-    if (ev.type === "input_required") record.inputs.push(ev.node ?? "a node");
+    if (ev.type === "input_required" && ev.kind === "approval") record.approvals.push(ev.tool);
+    else if (ev.type === "input_required") record.inputs.push(ev.node ?? "a node");
     if (ev.type === "error") record.errors.push(ev.message);
     if (ev.type === "thinking" && ev.kind === "outcome") record.outcomes.push(ev);
     if (ev.type === "final" && !ev.interim && !ev.truncated && ev.text) record.answer = ev.text;

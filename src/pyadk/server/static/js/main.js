@@ -154,17 +154,23 @@ async function saveState(delta) {
 
 /**
  * Answers an approval card: the next turn's message is a functionResponse to its
- * adk_request_confirmation call; the call then runs (or not) and the turn goes on.
+ * adk_request_confirmation call (a workflow's approval: to its adk_request_input call,
+ * `{"result": {"confirmed": ...}}`); the call then runs (or not) and the turn goes on.
  */
 async function answer(ev, confirmed) {
   if (current.running || !current.session) return;
+  const workflow = ev.type === "input_required";
   views.chat.decided(ev.requestId, confirmed);
-  views.thinking.decided(ev.callId, confirmed);
-  const response = {id: ev.requestId, name: "adk_request_confirmation", response: {confirmed}};
+  if (workflow) views.thinking.answered(ev.requestId, confirmed);
+  else views.thinking.decided(ev.callId, confirmed);
+  const response = workflow
+    ? {id: ev.requestId, name: "adk_request_input", response: {result: {confirmed}}}
+    : {id: ev.requestId, name: "adk_request_confirmation", response: {confirmed}};
   const started = await runTurn({text: `${confirmed ? "Approved" : "Rejected"} ${ev.tool}`, parts: [{functionResponse: response}]});
   if (!started) { // refused (e.g. the session is busy): the card can be answered again
-    views.chat.decided(ev.requestId, null);
-    views.thinking.decided(ev.callId, null);
+    views.chat.decided(ev.requestId, null, current.error ?? "The answer was not accepted.");
+    if (workflow) views.thinking.answered(ev.requestId, null);
+    else views.thinking.decided(ev.callId, null);
   }
 }
 

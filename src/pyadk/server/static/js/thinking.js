@@ -37,6 +37,7 @@ export class ThinkingPanel {
     this.tools = new Map(); // callId -> {item, result, turn}
     this.decisions = new Map(); // callId -> true (approved) / false (rejected)
     this.credentials = new Map(); // callId -> true: the credential it waits for was sent
+    this.approvalInputs = new Map(); // requestId -> {item, result}: a workflow's approvals
     this.thoughts = new Map(); // messageId -> text node
     this.pending = null;
     this.resuming = null; // the invocation a resumed run goes on with
@@ -123,12 +124,19 @@ export class ThinkingPanel {
         break;
       }
       case "input_required":
+        if (ev.kind === "approval") {
+          this.askApproval(ev);
+          break;
+        }
         this.entry(ev, "input", el("span", {class: "what", text: `${ev.node ?? "a node"} asks for input: ${clip(ev.message || "(no message)", 60)}`}));
         break;
       case "user_message":
         this.turn(ev);
         for (const answer of ev.approvals ?? []) this.decided(answer.callId, answer.confirmed);
         for (const answer of ev.credentials ?? []) this.provided(answer.callId, true);
+        for (const answer of ev.inputs ?? []) {
+          if (answer.kind === "approval") this.answered(answer.requestId, answer.confirmed ?? null);
+        }
         break;
       case "tool_end": {
         const decision = this.decisions.get(ev.callId);
@@ -188,6 +196,31 @@ export class ThinkingPanel {
     const tool = {item, result, turn: this.turn(ev)};
     this.tools.set(ev.callId, tool);
     return tool;
+  }
+
+  /** A workflow's approval request (`input_required` of kind approval): an entry
+   * waiting for the answer; the same request again (refused) waits again. */
+  askApproval(ev) {
+    let asked = this.approvalInputs.get(ev.requestId);
+    if (!asked) {
+      const result = el("div", {class: "result pending"});
+      const item = this.entry(ev, "input approval",
+        el("span", {class: "what"}, `${ev.node ?? "a node"} asks approval to run `, el("code", {text: ev.tool ?? "a tool"})),
+        jsonDetails("arguments", ev.args ?? {}, {open: true, cls: "args"}), result);
+      asked = {item, result};
+      this.approvalInputs.set(ev.requestId, asked);
+    }
+    this.answered(ev.requestId, null);
+  }
+
+  /** The person answered workflow approval `requestId` (null: waiting, or refused). */
+  answered(requestId, confirmed) {
+    const asked = this.approvalInputs.get(requestId);
+    if (!asked) return;
+    const answered = confirmed !== null && confirmed !== undefined;
+    asked.result.textContent = !answered ? "waiting for approval…"
+      : confirmed ? "approved: runs in the next turn" : "rejected: not run";
+    asked.item.dataset.approval = !answered ? "waiting" : confirmed ? "approved" : "rejected";
   }
 
   /** The person answered the approval of call `callId` (null: the answer failed). */
