@@ -66,3 +66,16 @@ async def test_a_base_node_without_run_impl_fails_clearly():
     wf = Workflow(name="wf", edges=[(START, BaseNode(name="empty"))])
     with pytest.raises(NotImplementedError, match="_run_impl for BaseNode is not implemented"):
         await TestRunner(wf).run("go")
+
+
+async def test_a_nodes_own_event_without_an_invocation_id_gets_the_runs():
+    def speak(node_input: Any) -> Any:
+        yield Event(author="speaker", content=types.ModelContent("hello"))
+        yield "spoken"
+
+    runner = TestRunner(Workflow(name="wf", edges=[(START, speak)]))
+    events = await runner.run("go")
+    [spoken] = [e for e in events if e.content and e.author == "speaker"]
+    assert spoken.invocation_id and spoken.invocation_id == events[-1].invocation_id
+    stored = [e for e in (await runner.session()).events if e.author == "speaker"]
+    assert [e.invocation_id for e in stored] == [spoken.invocation_id]

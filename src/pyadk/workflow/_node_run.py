@@ -229,7 +229,10 @@ class NodeRun:
         result.requests[request.interrupt_id] = json_schema(request.response_schema)
 
     async def _pass_on(self, ctx: Context, event: Event) -> None:
-        """A node's own event: gets the node's pending state changes and branch."""
+        """A node's own event: gets the node's pending state changes, the invocation id
+        and the branch."""
+        if not event.invocation_id:
+            event.invocation_id = self.ic.invocation_id
         pending = ctx.actions
         if not pending.is_empty():
             event.actions.state_delta.update(pending.state_delta)
