@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from browser_agents import approval_agent
-from ui_support import chat_texts, open_ui, send, show_tab
+from ui_support import chat_texts, click_and_wait, open_ui, send, show_tab
 
 from pyadk.server import create_app
 
@@ -21,12 +21,6 @@ def ask(serve: Any, page: Any, paid: list[int]) -> Any:
     open_ui(page, server.url, app="payments")
     send(page, "pay the invoice")
     return page.locator("#chat .msg.approval")
-
-
-def click_and_wait(page: Any, card: Any, button: str) -> None:
-    before = int(page.get_attribute("body", "data-sent") or 0)
-    card.locator(f"button.{button}").click()
-    page.wait_for_selector(f"body[data-sent='{before + 1}']")
 
 
 def test_approve_runs_the_tool_and_the_turn_goes_on(serve, page):

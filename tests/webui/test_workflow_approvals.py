@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ui_support import chat_texts, open_ui, send, show_tab
+from ui_support import chat_texts, click_and_wait, open_ui, send, show_tab
 
 from pyadk import types
 from pyadk.events import Event
@@ -45,12 +45,6 @@ def ask(serve: Any, page: Any, workflow: Workflow) -> Any:
     open_ui(page, server.url, app="payments")
     send(page, "pay the invoice")
     return page.locator("#chat .msg.approval")
-
-
-def click_and_wait(page: Any, card: Any, button: str) -> None:
-    before = int(page.get_attribute("body", "data-sent") or 0)
-    card.locator(f"button.{button}").click()
-    page.wait_for_selector(f"body[data-sent='{before + 1}']")
 
 
 def test_approve_runs_the_tool_once_and_the_workflow_finishes(serve, page):

@@ -21,6 +21,14 @@ def send(page: Any, text: str) -> None:
     page.wait_for_selector(f"body[data-sent='{before + 1}']")
 
 
+def click_and_wait(page: Any, card: Any, button: str) -> None:
+    """Clicks ``button`` (a class) of an approval ``card`` and waits until the turn that
+    answer sends is over."""
+    before = int(page.get_attribute("body", "data-sent") or 0)
+    card.locator(f"button.{button}").click()
+    page.wait_for_selector(f"body[data-sent='{before + 1}']")
+
+
 def chat_texts(page: Any, role: str = "agent") -> list[str]:
     """The texts of the chat bubbles of ``role`` (agent, user, error)."""
     return page.locator(f"#chat .msg.{role} .body").all_inner_texts()
