@@ -27,7 +27,7 @@ from pyadk.models.defaults import get_default_model
 from pyadk.models.registry import LLMRegistry
 from pyadk.planners.base_planner import BasePlanner
 from pyadk.utils.callbacks import as_callback_list
-from pyadk.utils.deprecation import warn_deprecated_setting
+from pyadk.utils.deprecation import warn_if_set
 
 if TYPE_CHECKING:
     from pyadk.flows.base_llm_flow import BaseLlmFlow
@@ -104,11 +104,9 @@ class LlmAgent(BaseAgent):
     @field_validator("global_instruction")
     @classmethod
     def _warn_global_instruction(cls, value: Any) -> Any:
-        if value:
-            warn_deprecated_setting(
-                "LlmAgent.global_instruction", "GlobalInstructionPlugin (App(plugins=[...]))"
-            )
-        return value
+        return warn_if_set(
+            value, "LlmAgent.global_instruction", "GlobalInstructionPlugin (App(plugins=[...]))"
+        )
 
     @field_validator("generate_content_config", mode="before")
     @classmethod

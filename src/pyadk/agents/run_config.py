@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pyadk import types
 from pyadk.agents.budget import Budget
-from pyadk.utils.deprecation import warn_deprecated_setting
+from pyadk.utils.deprecation import warn_if_set
 
 logger = logging.getLogger(__name__)
 
@@ -112,11 +112,9 @@ class RunConfig(BaseModel):
     @field_validator("save_input_blobs_as_artifacts")
     @classmethod
     def _warn_save_input_blobs(cls, value: bool) -> bool:
-        if value:
-            warn_deprecated_setting(
-                "RunConfig.save_input_blobs_as_artifacts", "SaveFilesAsArtifactsPlugin"
-            )
-        return value
+        return warn_if_set(
+            value, "RunConfig.save_input_blobs_as_artifacts", "SaveFilesAsArtifactsPlugin"
+        )
 
     @field_validator("max_llm_calls")
     @classmethod

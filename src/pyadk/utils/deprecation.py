@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import sys
 import warnings
+from typing import TypeVar
+
+_V = TypeVar("_V")
 
 _INTERNAL = ("pydantic", "pyadk")
 
@@ -27,3 +30,11 @@ def warn_deprecated_setting(setting: str, instead: str) -> None:
         DeprecationWarning,
         stacklevel=_caller_level(),
     )
+
+
+def warn_if_set(value: _V, setting: str, instead: str) -> _V:
+    """``value`` as it is, warning (see :func:`warn_deprecated_setting`) when it is set
+    (truthy); for the field validators of deprecated settings."""
+    if value:
+        warn_deprecated_setting(setting, instead)
+    return value

@@ -174,7 +174,7 @@ def _forget_targets(ctx: InvocationContext, workflow: Workflow) -> None:
 
 def _agents_under(agent: BaseAgent) -> list[BaseAgent]:
     found: list[BaseAgent] = []
-    for child in agent.sub_agents if not isinstance(agent, Workflow) else agent._children():
+    for child in agent._children():  # a Workflow's: its agent nodes
         found.append(child)
         found.extend(_agents_under(child))
     return found
