@@ -175,7 +175,7 @@ export class Chat {
     ];
     for (const button of buttons) button.disabled = this.locked;
     const decision = el("span", {class: "decision", text: "Waiting for your answer"});
-    const error = el("div", {class: "approval-error", role: "alert", hidden: true}); // app.css styles no .approval-error
+    const error = el("div", {class: "approval-error", role: "alert", hidden: true});
     const workflow = ev.type === "input_required";
     const hint = workflow ? ev.message : ev.hint;
     const payload = workflow ? ev.confirmationPayload : ev.payload;
