@@ -19,6 +19,17 @@ NOT_LOADED_BY_IMPORT = (
     "concurrent.futures.thread",
     "pyadk.flows.live_flow",
     "pyadk.plugins.logging_plugin",
+    # agents, tools and live mode a program may never use: loaded on first access
+    "pyadk.agents.sequential_agent",
+    "pyadk.agents.parallel_agent",
+    "pyadk.agents.loop_agent",
+    "pyadk.agents.router_agent",
+    "pyadk.agents.live_request_queue",
+    "pyadk.models.base_llm_connection",
+    "pyadk.tools.agent_tool",
+    "pyadk.tools.memory_tools",
+    "pyadk.tools.load_artifacts_tool",
+    "pyadk.tools.exit_loop_tool",
 )
 
 
@@ -46,3 +57,31 @@ def test_the_tools_package_exports_load_web_page_without_loading_the_fetcher() -
         "make_load_web_page(allowed_hosts=['127.0.0.1'])"  # builds a loader: loads it
     )
     assert loaded == ["pyadk.tools._web_page_loader", "pyadk.tools._url_validator"]
+
+
+def test_lazy_package_exports_are_the_classes_themselves() -> None:
+    loaded = loaded_after(
+        "import pyadk.agents as a, pyadk.tools as t, pyadk.models as m\n"
+        "from pyadk.agents.sequential_agent import SequentialAgent\n"
+        "from pyadk.tools.agent_tool import AgentTool\n"
+        "assert a.SequentialAgent is SequentialAgent and t.AgentTool is AgentTool\n"
+        "assert {'LoopAgent', 'LiveRequestQueue'} <= set(dir(a)) and 'exit_loop' in dir(t)\n"
+        "assert t.exit_loop.__name__ == 'exit_loop' and t.get_user_choice.name == 'get_user_choice'\n"
+        "assert m.BaseLlmConnection.__name__ == 'BaseLlmConnection'"
+    )
+    assert "pyadk.agents.sequential_agent" in loaded and "pyadk.tools.agent_tool" in loaded
+
+
+def test_content_models_are_defined_with_evaluated_annotations() -> None:
+    # pydantic evaluates string annotations (``from __future__ import annotations``) once
+    # per field when a class is created: about a tenth of the core's import time.
+    from pyadk import types
+    from pyadk.agents.run_config import RunConfig
+    from pyadk.events.event import Event
+    from pyadk.events.event_actions import EventActions
+    from pyadk.models.llm_response import LlmResponse
+
+    for model in (types.Part, types.GenerateContentConfig, RunConfig, LlmResponse, Event):
+        own = model.__dict__.get("__annotations__", {})
+        assert own and not any(isinstance(a, str) for a in own.values()), model
+    assert EventActions.model_fields["state_delta"].annotation is not None

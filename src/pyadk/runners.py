@@ -16,7 +16,6 @@ from pyadk.agents import pause
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.budget import BudgetExceededError, exceeded_event_fields
 from pyadk.agents.invocation_context import InvocationContext, new_invocation_context_id
-from pyadk.agents.live_request_queue import LiveRequestQueue
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.agents.run_config import RunConfig
 from pyadk.artifacts.base_artifact_service import BaseArtifactService
@@ -44,6 +43,7 @@ from pyadk.tools.base_toolset import BaseToolset
 from pyadk.utils.fast_models import construct, copy_value
 
 if TYPE_CHECKING:
+    from pyadk.agents.live_request_queue import LiveRequestQueue
     from pyadk.apps.app import App
 
 logger = logging.getLogger(__name__)

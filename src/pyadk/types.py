@@ -3,9 +3,10 @@
 Ported code changes ``from google.genai import types`` to ``from pyadk import types``.
 Where google-genai is installed, its objects are accepted wherever a pyadk type is
 expected and converted on the way in.
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: pydantic would evaluate every field's
+annotation string when each class is created, a tenth of this module's import time.
+"""
 
 import base64
 import enum
@@ -241,12 +242,12 @@ class FunctionResponsePart(_Base):
     file_data: FunctionResponseFileData | None = None
 
     @classmethod
-    def from_bytes(cls, *, data: bytes, mime_type: str) -> FunctionResponsePart:
+    def from_bytes(cls, *, data: bytes, mime_type: str) -> "FunctionResponsePart":
         """A part holding inline bytes."""
         return cls(inline_data=FunctionResponseBlob(data=data, mime_type=mime_type))
 
     @classmethod
-    def from_uri(cls, *, file_uri: str, mime_type: str) -> FunctionResponsePart:
+    def from_uri(cls, *, file_uri: str, mime_type: str) -> "FunctionResponsePart":
         """A part referring to a file by URI."""
         return cls(file_data=FunctionResponseFileData(file_uri=file_uri, mime_type=mime_type))
 
@@ -299,12 +300,12 @@ class Part(_Base):
         return None if value is None else base64.urlsafe_b64encode(value).decode("ascii")
 
     @classmethod
-    def from_text(cls, *, text: str) -> Part:
+    def from_text(cls, *, text: str) -> "Part":
         """A text part."""
         return cls(text=text)
 
     @classmethod
-    def from_function_call(cls, *, name: str, args: dict[str, Any]) -> Part:
+    def from_function_call(cls, *, name: str, args: dict[str, Any]) -> "Part":
         """A function-call part."""
         return cls(function_call=FunctionCall(name=name, args=args))
 
@@ -315,27 +316,27 @@ class Part(_Base):
         name: str,
         response: dict[str, Any],
         parts: list[FunctionResponsePart] | None = None,
-    ) -> Part:
+    ) -> "Part":
         """A function-response part; ``parts`` carries media returned with it."""
         return cls(function_response=FunctionResponse(name=name, response=response, parts=parts))
 
     @classmethod
-    def from_bytes(cls, *, data: bytes, mime_type: str) -> Part:
+    def from_bytes(cls, *, data: bytes, mime_type: str) -> "Part":
         """An inline-data part."""
         return cls(inline_data=Blob(data=data, mime_type=mime_type))
 
     @classmethod
-    def from_uri(cls, *, file_uri: str, mime_type: str | None = None) -> Part:
+    def from_uri(cls, *, file_uri: str, mime_type: str | None = None) -> "Part":
         """A file-reference part."""
         return cls(file_data=FileData(file_uri=file_uri, mime_type=mime_type))
 
     @classmethod
-    def from_executable_code(cls, *, code: str, language: str) -> Part:
+    def from_executable_code(cls, *, code: str, language: str) -> "Part":
         """A part holding code for a code executor to run."""
         return cls(executable_code=ExecutableCode(code=code, language=language))
 
     @classmethod
-    def from_code_execution_result(cls, *, outcome: Outcome, output: str) -> Part:
+    def from_code_execution_result(cls, *, outcome: Outcome, output: str) -> "Part":
         """A part holding what running code produced."""
         return cls(code_execution_result=CodeExecutionResult(outcome=outcome, output=output))
 
@@ -383,10 +384,10 @@ class Schema(_Base):
     description: str | None = None
     nullable: bool | None = None
     enum: list[str] | None = None
-    items: Schema | None = None
-    properties: dict[str, Schema] | None = None
+    items: "Schema | None" = None
+    properties: "dict[str, Schema] | None" = None
     required: list[str] | None = None
-    any_of: list[Schema] | None = None
+    any_of: "list[Schema] | None" = None
     default: Any | None = None
     example: Any | None = None
     minimum: float | None = None

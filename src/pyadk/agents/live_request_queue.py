@@ -1,7 +1,5 @@
 """LiveRequestQueue: what a client sends to a live (bidirectional) run."""
 
-from __future__ import annotations
-
 import asyncio
 from typing import Any
 

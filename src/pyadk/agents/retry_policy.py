@@ -1,7 +1,5 @@
 """RetryPolicy: how model and tool calls are retried."""
 
-from __future__ import annotations
-
 import asyncio
 import logging
 import math

@@ -1,7 +1,5 @@
 """RunConfig: per-run settings (streaming mode, LLM call budget, ...)."""
 
-from __future__ import annotations
-
 import enum
 import logging
 import sys
@@ -98,7 +96,7 @@ class RunConfig(BaseModel):
     """google-adk saves live audio/video to artifacts with this; pyadk does not support
     it yet (``run_live`` refuses it)."""
 
-    def for_live(self) -> RunConfig:
+    def for_live(self) -> "RunConfig":
         """This config with the live defaults applied to what is unset (on a copy when
         one is): ``response_modalities`` ``[AUDIO]``, audio transcription both ways."""
         defaults: dict[str, Any] = {}

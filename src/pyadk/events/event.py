@@ -1,7 +1,5 @@
 """Event: one entry of a session's history."""
 
-from __future__ import annotations
-
 import time
 from typing import Any
 

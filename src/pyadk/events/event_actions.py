@@ -1,7 +1,5 @@
 """EventActions: the side effects an event carries (state changes, transfers, ...)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from pydantic import Field
@@ -38,7 +36,7 @@ class EventActions(_Base):
     compaction: EventCompaction | None = None
     """Set on a compaction event: the summary of an earlier range of events."""
 
-    def merge(self, other: EventActions) -> None:
+    def merge(self, other: "EventActions") -> None:
         """Folds ``other`` into these actions: deltas are unioned in order, flags OR-ed."""
         self.state_delta.update(other.state_delta)
         self.artifact_delta.update(other.artifact_delta)

@@ -11,7 +11,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from pyadk.models.base_llm import BaseLlm
-from pyadk.models.base_llm_connection import BaseLlmConnection, LiveConnectionClosedError
 from pyadk.models.defaults import get_default_model, set_default_model
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
@@ -19,6 +18,7 @@ from pyadk.models.registry import LLMRegistry
 
 if TYPE_CHECKING:
     from pyadk.models.anthropic_llm import Claude
+    from pyadk.models.base_llm_connection import BaseLlmConnection, LiveConnectionClosedError
     from pyadk.models.fallback_llm import AllModelsFailedError, FallbackLlm
     from pyadk.models.gemini import Gemini
     from pyadk.models.lite_llm import LiteLlm
@@ -55,6 +55,8 @@ _LAZY = {
     **_ADAPTERS,
     "FallbackLlm": "pyadk.models.fallback_llm",
     "AllModelsFailedError": "pyadk.models.fallback_llm",
+    "BaseLlmConnection": "pyadk.models.base_llm_connection",  # live mode only
+    "LiveConnectionClosedError": "pyadk.models.base_llm_connection",
 }
 
 

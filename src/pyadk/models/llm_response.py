@@ -1,7 +1,5 @@
 """LlmResponse: one (possibly partial) answer from a model."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from pydantic import ConfigDict

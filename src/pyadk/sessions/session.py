@@ -1,7 +1,5 @@
 """Session: one conversation of one user with one app."""
 
-from __future__ import annotations
-
 import time
 from typing import Any
 
