@@ -298,16 +298,21 @@ class Runner:
         partial and carries no inline audio, video or image data. The run holds the
         session as a turn does (``session_service.turn``) until it ends.
 
+        ``RunConfig.save_live_blob``: the run's audio (the user's realtime blobs, the
+        model's inline audio) is saved to the artifact service on ``turn_complete`` and
+        ``interrupted``, each artifact referenced by a ``file_data`` event, yielded and
+        stored (see :mod:`pyadk.flows.live_blob_saver`); without an artifact service
+        the run is refused (ValueError).
+
         ``response_modalities`` defaults to ``[AUDIO]`` and audio transcription is on
         both ways unless set (on a copy of ``run_config``: ``RunConfig.for_live``).
         ``session`` is deprecated (as in google-adk): pass ``user_id`` and ``session_id``.
         """
         config = (run_config or RunConfig()).for_live()
-        if config.save_live_blob:
-            raise ValueError(
-                "RunConfig.save_live_blob is not supported by pyadk's run_live: live audio "
-                "and video are not saved as artifacts. Leave it False."
-            )
+        if config.save_live_blob:  # the audio is saved as artifacts: refused without a service
+            from pyadk.flows.live_blob_saver import check_live_blob_config
+
+            check_live_blob_config(True, self.artifact_service)
         if live_request_queue is None:
             raise ValueError("live_request_queue is required for run_live.")
         if session is not None:

@@ -115,7 +115,7 @@ async def test_run_live_arguments_are_checked() -> None:
         await anext(
             runner.run_live(user_id="u", session_id=live.session_id, live_request_queue=None)  # type: ignore[arg-type]
         )
-    with pytest.raises(ValueError, match="save_live_blob is not supported"):
+    with pytest.raises(ValueError, match="save_live_blob is set but the Runner has no artifact"):
         await anext(
             runner.run_live(
                 user_id="u",

@@ -76,6 +76,9 @@ class _InvocationCounters:
     identical_calls: dict[str, int] = field(default_factory=dict)
     """Calls per tool and arguments, counted when a budget limits repeats."""
     live_append_lock: asyncio.Lock | None = None
+    live_blob_cache: Any = None
+    """A live run's audio not yet saved (``save_live_blob``: see
+    :mod:`pyadk.flows.live_blob_saver`)."""
     """Live mode: serialises the session appends of the send and receive sides."""
     live_sessions: int = 0
     """Live mode: the model sessions started in this invocation (only the first resumes

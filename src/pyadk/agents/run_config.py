@@ -93,8 +93,10 @@ class RunConfig(BaseModel):
     translation_config: types.TranslationConfig | None = None
     """Real-time speech translation (translation models only)."""
     save_live_blob: bool = False
-    """google-adk saves live audio/video to artifacts with this; pyadk does not support
-    it yet (``run_live`` refuses it)."""
+    """Saves a live run's audio (the user's realtime blobs, the model's inline audio)
+    as artifacts on ``turn_complete``/``interrupted``, with an event referencing each
+    (``file_data``) yielded and stored; needs the Runner's artifact service (see
+    :mod:`pyadk.flows.live_blob_saver`)."""
 
     def for_live(self) -> "RunConfig":
         """This config with the live defaults applied to what is unset (on a copy when

@@ -255,6 +255,10 @@ class _LiveSession:
         elif request.audio_stream_end:
             await connection.send_realtime(types.LiveClientRealtimeInput(audio_stream_end=True))
         elif request.blob is not None:
+            if self.ctx.run_config.save_live_blob:  # kept until saved as an artifact
+                from pyadk.flows.live_blob_saver import cache_user_blob
+
+                cache_user_blob(self.ctx, request.blob)
             await connection.send_realtime(request.blob)
         content = request.content
         if content is None:
@@ -381,6 +385,11 @@ class _LiveSession:
             if ids:
                 event.long_running_tool_ids = ids
         agent._maybe_save_output_to_state(event)
+        if ctx.run_config.save_live_blob:  # its audio kept; saved audio's events first
+            from pyadk.flows.live_blob_saver import save_live_blobs
+
+            for saved in await save_live_blobs(ctx, event):
+                yield saved
         yield event
         if event.partial or not event.get_function_calls():
             return

@@ -268,14 +268,27 @@ def _usage(value: Any) -> types.UsageMetadata:
     )
 
 
+_MEDIA_PREFIXES = ("audio/", "video/", "image/")
+
+
+def _is_live_blob_reference(part: types.Part) -> bool:
+    """A ``file_data`` part referencing a saved live blob (the model cannot read it)."""
+    uri = (part.file_data.file_uri or "") if part.file_data is not None else ""
+    return uri.startswith("artifact://") and "/_adk_live/" in uri
+
+
 def _without_media(content: types.Content) -> types.Content | None:
     """``content`` without audio/video/image parts (the Live API refuses them in turns;
-    transcriptions carry what was said); None when nothing is left."""
+    transcriptions carry what was said) nor references to saved live audio
+    (``artifact://.../_adk_live/...``: ``save_live_blob``); None when nothing is left."""
     parts = [
         part
         for part in content.parts or []
-        if part.inline_data is None
-        or not (part.inline_data.mime_type or "").lower().startswith(("audio/", "video/", "image/"))
+        if (
+            part.inline_data is None
+            or not (part.inline_data.mime_type or "").lower().startswith(_MEDIA_PREFIXES)
+        )
+        and not _is_live_blob_reference(part)
     ]
     if not parts:
         return None

@@ -1,0 +1,186 @@
+"""Saving a live run's audio as artifacts: ``RunConfig.save_live_blob`` (as google-adk).
+
+With ``save_live_blob`` set, ``Runner.run_live`` keeps in memory, per run:
+
+- the user's audio: each realtime blob sent with ``LiveRequestQueue.send_realtime``
+  whose mime type is ``audio/...``;
+- the model's audio: each inline ``audio/...`` part of the model's events.
+
+Other media (video frames, images) are not kept, as in google-adk. On the model's
+control events the caches are written to the run's artifact service:
+``interrupted`` writes the model's audio, ``turn_complete`` the user's then the
+model's. Each cache becomes one artifact, its chunks joined in order, with the mime
+type of its first chunk (parameters such as ``;rate=16000`` kept), named
+``adk_live_audio_storage_{input_audio|output_audio}_{ms}.{ext}``: ``ms`` the time of
+the first chunk in milliseconds, ``ext`` the mime subtype (``pcm`` for
+``audio/pcm;rate=16000``). For each artifact an event is yielded before the control
+event, with one ``file_data`` part whose ``file_uri`` is
+``artifact://{app}/{user}/{session}/_adk_live/{filename}#{version}``: author ``user``
+(role ``user``) for the user's audio, the agent's name (role ``model``) for the
+model's; the runner stores it in the session (it carries no inline data).
+
+A cache is emptied when it is flushed, whether or not the artifact service took it:
+a failing save is logged and that audio dropped (the run goes on). Audio still cached
+when the run ends (no control event after it) is not saved, as in google-adk.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pyadk import types
+from pyadk.events.event import Event
+
+if TYPE_CHECKING:
+    from pyadk.agents.invocation_context import InvocationContext
+
+logger = logging.getLogger(__name__)
+
+LIVE_ARTIFACT_FOLDER = "_adk_live"
+"""The segment of a saved live blob's ``artifact://`` reference before its filename."""
+
+FILENAME_PREFIX = "adk_live_audio_storage_"
+
+NO_ARTIFACT_SERVICE = (
+    "RunConfig.save_live_blob is set but the Runner has no artifact_service: live audio "
+    "is saved as artifacts. Pass artifact_service=... to the Runner (e.g. "
+    "InMemoryArtifactService(), or use InMemoryRunner), or leave save_live_blob False."
+)
+
+
+def check_live_blob_config(save_live_blob: bool, artifact_service: Any) -> None:
+    """Refuses ``save_live_blob`` without an artifact service (ValueError)."""
+    if save_live_blob and artifact_service is None:
+        raise ValueError(NO_ARTIFACT_SERVICE)
+
+
+def is_live_blob_reference(part: types.Part) -> bool:
+    """True for a ``file_data`` part that references a saved live blob (the model
+    cannot read ``artifact://`` references: left out of a live connection's history)."""
+    data = part.file_data
+    uri = (data.file_uri or "") if data is not None else ""
+    return uri.startswith("artifact://") and f"/{LIVE_ARTIFACT_FOLDER}/" in uri
+
+
+@dataclass
+class _Chunk:
+    role: str
+    blob: types.Blob
+    timestamp: float
+
+
+@dataclass
+class LiveBlobCache:
+    """The audio of a live run not yet saved: the user's and the model's."""
+
+    user: list[_Chunk] = field(default_factory=list)
+    model: list[_Chunk] = field(default_factory=list)
+
+
+def _cache(ctx: InvocationContext) -> LiveBlobCache:
+    counters = ctx._counters
+    cache = counters.live_blob_cache
+    if cache is None:
+        cache = counters.live_blob_cache = LiveBlobCache()
+    return cache
+
+
+def _is_audio(blob: types.Blob | None) -> bool:
+    return (
+        blob is not None
+        and isinstance(blob.data, bytes)
+        and (blob.mime_type or "").lower().startswith("audio/")
+    )
+
+
+def cache_user_blob(ctx: InvocationContext, blob: types.Blob) -> None:
+    """Keeps a realtime blob the user sent (audio only) until the next flush."""
+    if _is_audio(blob):
+        chunk = types.Blob(data=blob.data, mime_type=blob.mime_type)  # a copy
+        _cache(ctx).user.append(_Chunk("user", chunk, time.time()))
+
+
+async def save_live_blobs(ctx: InvocationContext, event: Event) -> list[Event]:
+    """The live flow's hook on each event from the model, before it is yielded: keeps
+    its inline audio, and on ``interrupted`` or ``turn_complete`` saves the cached
+    audio; the events referencing the saved artifacts (to yield before ``event``)."""
+    content = event.content
+    if content is not None and content.parts:
+        now = time.time()
+        for part in content.parts:
+            blob = part.inline_data
+            if blob is not None and _is_audio(blob):
+                chunk = types.Blob(data=blob.data, mime_type=blob.mime_type)
+                _cache(ctx).model.append(_Chunk("model", chunk, now))
+    if event.interrupted:  # the model stops: its audio so far is complete
+        return await _flush(ctx, user=False)
+    if event.turn_complete:
+        return await _flush(ctx, user=True)
+    return []
+
+
+async def _flush(ctx: InvocationContext, *, user: bool) -> list[Event]:
+    cache = ctx._counters.live_blob_cache
+    if cache is None:
+        return []
+    saved: list[Event] = []
+    if user and cache.user:
+        chunks, cache.user = cache.user, []  # audio cached meanwhile waits for the next
+        event = await _save(ctx, chunks, "input_audio")
+        if event is not None:
+            saved.append(event)
+    if cache.model:
+        chunks, cache.model = cache.model, []
+        event = await _save(ctx, chunks, "output_audio")
+        if event is not None:
+            saved.append(event)
+    return saved
+
+
+async def _save(ctx: InvocationContext, chunks: list[_Chunk], kind: str) -> Event | None:
+    """Saves ``chunks`` as one artifact; the event that references it (None when the
+    artifact service failed: logged)."""
+    service = ctx.artifact_service
+    if service is None:  # refused when the run starts; a context built by hand
+        logger.error("save_live_blob: no artifact service, %s dropped.", kind)
+        return None
+    first = chunks[0]
+    mime_type = first.blob.mime_type or "audio/pcm"
+    data = b"".join(chunk.blob.data or b"" for chunk in chunks)
+    extension = mime_type.split(";", 1)[0].strip().split("/")[-1]
+    filename = f"{FILENAME_PREFIX}{kind}_{int(first.timestamp * 1000)}.{extension}"
+    session = ctx.session
+    try:
+        version = await service.save_artifact(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=session.id,
+            filename=filename,
+            artifact=types.Part(inline_data=types.Blob(data=data, mime_type=mime_type)),
+        )
+    except Exception:
+        logger.exception(
+            "save_live_blob: saving %s (%d bytes) as %r failed; that audio is dropped.",
+            kind,
+            len(data),
+            filename,
+        )
+        return None
+    uri = (
+        f"artifact://{ctx.app_name}/{ctx.user_id}/{session.id}/"
+        f"{LIVE_ARTIFACT_FOLDER}/{filename}#{version}"
+    )
+    author = ctx.agent.name if first.role == "model" else "user"
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=author,
+        branch=ctx.branch,
+        content=types.Content(
+            role=first.role,
+            parts=[types.Part(file_data=types.FileData(file_uri=uri, mime_type=mime_type))],
+        ),
+        timestamp=first.timestamp,
+    )
