@@ -15,7 +15,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from pyadk.server import create_app
-from pyadk.server.routes_live import MEDIA_NOT_SUPPORTED
+from pyadk.server.routes_live import MEDIA_NOT_SUPPORTED, SAVE_LIVE_BLOB_NOT_SUPPORTED
 
 TIMEOUT = 20  # seconds; a guard against a hung test, not a timing assertion
 
@@ -130,6 +130,38 @@ def test_audio_or_video_modalities_are_refused(server: LiveServer, modalities: s
 
     assert "are not supported: text only (TEXT)" in error["error"]
     assert code == 1003 and "not supported" in reason
+
+
+def test_save_live_blob_is_refused_for_text_turns(server: LiveServer) -> None:
+    with live(server, query="&save_live_blob=true") as ws:
+        error = recv(ws)
+        code, reason = closed_with(ws)
+
+    assert error["error"] == SAVE_LIVE_BLOB_NOT_SUPPORTED
+    assert code == 1003 and reason.startswith("save_live_blob needs an agent with a live model")
+
+
+def test_max_llm_calls_limits_each_text_turn(server: LiveServer) -> None:
+    with live(server, "team", query="&max_llm_calls=1&save_live_blob=false") as ws:
+        ws.send(text_request("x = 1"))
+        limited = recv_turn(ws)
+        ws.send(json.dumps({"close": True}))
+        closed_with(ws)
+
+    assert limited[-1]["error"].startswith("LlmCallsLimitExceededError: ")
+    assert "Max number of LLM calls (1) exceeded" in limited[-1]["error"]
+
+
+@pytest.mark.parametrize("value", ["0", "100001", "1.5", "many", ""])
+def test_a_bad_max_llm_calls_is_refused(server: LiveServer, value: str) -> None:
+    with live(server, query=f"&max_llm_calls={value}") as ws:
+        error = recv(ws)
+        code, _ = closed_with(ws)
+
+    assert error["error"] == (
+        f"Query parameter max_llm_calls={value!r} is not an integer from 1 to 100000."
+    )
+    assert code == 1008
 
 
 def test_text_modality_is_accepted_in_any_case(server: LiveServer) -> None:

@@ -21,7 +21,6 @@ from pyadk import types
 from pyadk.agents import LlmAgent
 from pyadk.models import LlmResponse
 from pyadk.server import create_app, live_realtime
-from pyadk.server.routes_live import SAVE_LIVE_BLOB_NOT_SUPPORTED
 from pyadk.testing import ScriptedLiveModel, Stream, function_call
 from pyadk.tools.tool_context import ToolContext
 
@@ -398,7 +397,14 @@ def test_invalid_requests_get_an_error_and_the_run_goes_on(
             1008,
             "Query parameter proactive_audio='maybe' is not a boolean",
         ),
-        ("&save_live_blob=true", 1003, SAVE_LIVE_BLOB_NOT_SUPPORTED),
+        (
+            "&max_llm_calls=0",
+            1008,
+            "Query parameter max_llm_calls='0' is not an integer from 1 to 100000",
+        ),
+        ("&max_llm_calls=100001", 1008, "Query parameter max_llm_calls='100001' is not"),
+        ("&max_llm_calls=lots", 1008, "Query parameter max_llm_calls='lots' is not"),
+        ("&save_live_blob=maybe", 1008, "Query parameter save_live_blob='maybe' is not"),
     ],
 )
 def test_bad_query_parameters_are_refused_with_a_reason(
@@ -473,3 +479,102 @@ def test_a_state_delta_message_changes_the_session_state(
     with server.client() as client:
         state = client.get("/apps/voice/users/alice/sessions/s1").json()["state"]
     assert state["mood"] == "happy"
+
+
+def test_save_live_blob_saves_the_audio_as_artifacts_referenced_in_the_session(
+    serve: Callable[[Any], LiveServer],
+) -> None:
+    speech = types.Blob(mime_type="audio/pcm;rate=24000", data=b"\x00\x01\x02")
+    model = ScriptedLiveModel(
+        [
+            [
+                LlmResponse(
+                    content=types.Content(role="model", parts=[types.Part(inline_data=speech)])
+                ),
+                LlmResponse(turn_complete=True),
+            ]
+        ]
+    )
+    server = start(serve, LlmAgent(name="voice", model=model))
+
+    with live(server, query="&save_live_blob=true") as ws:
+        ws.send(json.dumps({"activity_start": {}}))
+        for chunk in (b"\x10\x20", b"\x30"):
+            blob = {"mime_type": "audio/pcm;rate=16000", "data": base64.b64encode(chunk).decode()}
+            ws.send(json.dumps({"blob": blob}))
+        ws.send(json.dumps({"activity_end": {}}))
+        turn = recv_turn(ws)
+        ws.send(json.dumps({"close": True}))
+        assert closed_with(ws)[0] == 1000
+
+    refs = [e for e in turn if "fileData" in json.dumps(e.get("content", {}))]
+    assert [(e["author"], e["content"]["role"]) for e in refs] == [
+        ("user", "user"),
+        ("voice", "model"),
+    ]
+    uris = [e["content"]["parts"][0]["fileData"]["fileUri"] for e in refs]
+    assert all(
+        u.startswith("artifact://voice/alice/s1/_adk_live/adk_live_audio_storage_") for u in uris
+    )
+    stored = stored_events(server)
+    assert [e["id"] for e in stored if "fileData" in json.dumps(e)] == [e["id"] for e in refs]
+    assert not any("inlineData" in json.dumps(e) for e in stored)
+    with server.client() as client:
+        names = client.get("/apps/voice/users/alice/sessions/s1/artifacts").json()
+        saved = {
+            name: client.get(f"/apps/voice/users/alice/sessions/s1/artifacts/{name}").json()
+            for name in names
+        }
+    assert sorted(names) == sorted(u.split("/_adk_live/")[1].split("#")[0] for u in uris)
+    blobs = {name.split("_")[4]: part["inlineData"] for name, part in saved.items()}
+    assert blobs["input"]["mimeType"] == "audio/pcm;rate=16000"
+    assert base64.urlsafe_b64decode(blobs["input"]["data"]) == b"\x10\x20\x30"
+    assert blobs["output"]["mimeType"] == "audio/pcm;rate=24000"
+    assert base64.urlsafe_b64decode(blobs["output"]["data"]) == speech.data
+
+
+def test_without_save_live_blob_no_artifact_is_saved(serve: Callable[[Any], LiveServer]) -> None:
+    speech = types.Blob(mime_type="audio/pcm;rate=24000", data=b"\x00")
+    model = ScriptedLiveModel(
+        [
+            [
+                LlmResponse(
+                    content=types.Content(role="model", parts=[types.Part(inline_data=speech)])
+                ),
+                LlmResponse(turn_complete=True),
+            ]
+        ]
+    )
+    server = start(serve, LlmAgent(name="voice", model=model))
+
+    with live(server, query="&save_live_blob=false") as ws:
+        ws.send(text_request("hi"))
+        turn = recv_turn(ws)
+        ws.send(json.dumps({"close": True}))
+        closed_with(ws)
+
+    assert not any("fileData" in json.dumps(e) for e in turn)
+    with server.client() as client:
+        assert client.get("/apps/voice/users/alice/sessions/s1/artifacts").json() == []
+
+
+def test_max_llm_calls_query_parameter_sets_the_runs_limit(
+    serve: Callable[[Any], LiveServer],
+) -> None:
+    def limits(tool_context: ToolContext) -> dict[str, Any]:
+        """The run's limits."""
+        config = tool_context.invocation_context.run_config
+        return {"max_llm_calls": config.max_llm_calls, "save": config.save_live_blob}
+
+    model = ScriptedLiveModel([function_call("limits", {}), "Done."])
+    server = start(serve, LlmAgent(name="voice", model=model, tools=[limits]))
+
+    with live(server, query="&modalities=TEXT&max_llm_calls=7&save_live_blob=1") as ws:
+        ws.send(text_request("limits?"))
+        call_turn = recv_turn(ws)
+        recv_turn(ws)
+        ws.send(json.dumps({"close": True}))
+        closed_with(ws)
+
+    response = call_turn[1]["content"]["parts"][0]["functionResponse"]["response"]
+    assert response == {"max_llm_calls": 7, "save": True}

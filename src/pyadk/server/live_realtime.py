@@ -33,6 +33,7 @@ from pyadk.server.live_socket import (
     LiveSocket,
     invalid_request,
 )
+from pyadk.server.models import MAX_LLM_CALLS_LIMIT
 from pyadk.sessions.errors import SessionConflictError
 from pyadk.sessions.session import Session
 
@@ -113,6 +114,23 @@ def query_flag(name: str, value: str | None) -> bool | None:
     raise ValueError(f"Query parameter {name}={value!r} is not a boolean: use true or false.")
 
 
+def query_max_llm_calls(value: str | None) -> int | None:
+    """The ``max_llm_calls`` query parameter: an integer from 1 to 100000 (as in a
+    ``/run`` body); None if absent. Raises ``ValueError`` for any other value."""
+    if value is None:
+        return None
+    try:
+        number = int(value.strip())
+    except ValueError:
+        number = None
+    if number is None or not 1 <= number <= MAX_LLM_CALLS_LIMIT:
+        raise ValueError(
+            f"Query parameter max_llm_calls={value!r} is not an integer from 1 to "
+            f"{MAX_LLM_CALLS_LIMIT}."
+        )
+    return number
+
+
 @dataclass(frozen=True)
 class LiveOptions:
     """The query parameters of a live-mode ``/run_live`` connection."""
@@ -122,14 +140,20 @@ class LiveOptions:
     enable_affective_dialog: bool | None = None
     enable_session_resumption: bool | None = None
     explicit_vad_signal: bool | None = None
+    save_live_blob: bool | None = None
+    max_llm_calls: int | None = None
 
     def run_config(self) -> RunConfig:
-        """The RunConfig of the run, as google-adk's route builds it."""
+        """The RunConfig of the run, as google-adk's route builds it (``max_llm_calls``
+        a pyadk addition: RunConfig's default when absent)."""
         options: dict[str, Any] = {
             "response_modalities": [types.Modality(name) for name in self.modalities],
             "enable_affective_dialog": self.enable_affective_dialog,
             "explicit_vad_signal": self.explicit_vad_signal,
+            "save_live_blob": bool(self.save_live_blob),
         }
+        if self.max_llm_calls is not None:
+            options["max_llm_calls"] = self.max_llm_calls
         if self.proactive_audio is not None:
             options["proactivity"] = types.ProactivityConfig(proactive_audio=self.proactive_audio)
         if self.enable_session_resumption is not None:

@@ -13,6 +13,9 @@ from pyadk.agents.run_config import RunConfig, StreamingMode
 from pyadk.events.event import Event
 from pyadk.sessions.state import State
 
+MAX_LLM_CALLS_LIMIT = 100_000
+"""The largest ``max_llm_calls`` a client may ask for (``/run`` bodies, ``/run_live``)."""
+
 
 class _Request(BaseModel):
     # Unknown fields are ignored, as google-adk does: newer ADK clients send more.
@@ -24,7 +27,7 @@ class RunOptions(_Request):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
-    max_llm_calls: int | None = Field(default=None, ge=1, le=100_000)
+    max_llm_calls: int | None = Field(default=None, ge=1, le=MAX_LLM_CALLS_LIMIT)
     record_outcomes: Literal["non_success", "all"] | None = None
     budget: Budget | None = None
     """Limits on this turn (``{"llmCalls": 5, "toolCalls": 10, "tokens": 20000,

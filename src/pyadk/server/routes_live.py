@@ -10,7 +10,8 @@ the agent that would answer (the one ``Runner.run_live`` starts with):
   Gemini, ``pyadk.testing.ScriptedLiveModel``): as google-adk, ``runner.run_live``
   with a RunConfig from the query (``modalities`` TEXT/AUDIO/VIDEO, default AUDIO;
   ``proactive_audio``, ``enable_affective_dialog``, ``enable_session_resumption``,
-  ``explicit_vad_signal``; ``save_live_blob=true`` is refused, 1003). Each client
+  ``explicit_vad_signal``, ``save_live_blob``: the run's audio saved as artifacts in
+  the server's artifact service; ``max_llm_calls``). Each client
   message is a LiveRequest (``content``, ``blob``, ``activity_start``,
   ``activity_end``, ``audio_stream_end``, ``state_delta``, ``close``; snake_case or
   camelCase) put into the run's LiveRequestQueue; every event of the run is sent as
@@ -22,12 +23,15 @@ the agent that would answer (the one ``Runner.run_live`` starts with):
   a content-less Event with ``"turnComplete": true`` (not stored); a failed turn sends
   ``{"error": "Type: message"}`` and the connection stays open; ``{"close": true}``
   closes (1000). Requests are handled one at a time, in order; a client that
-  disconnects cancels the turn in progress. ``modalities`` other than TEXT are refused
-  (1003), and so are blobs and activity markers (an error; the connection stays open).
+  disconnects cancels the turn in progress. ``modalities`` other than TEXT and
+  ``save_live_blob=true`` (text turns have no live audio to save) are refused (1003),
+  and so are blobs and activity markers (an error; the connection stays open);
+  ``max_llm_calls`` applies to each turn.
 
 Invalid requests are answered with ``{"error": "Invalid LiveRequest: ..."}`` (the
 connection stays open); a message over ``max_request_bytes`` closes it (1009); a bad
-query value (an unknown modality, a flag that is not a boolean) is refused (1008).
+query value (an unknown modality, a flag that is not a boolean, a ``max_llm_calls``
+that is not an integer from 1 to 100000) is refused (1008).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from pyadk.server.live_realtime import (
     LiveOptions,
     modality_names,
     query_flag,
+    query_max_llm_calls,
     run_realtime,
     runs_live,
 )
@@ -90,8 +95,9 @@ MEDIA_NOT_SUPPORTED = (
     '{"content": {"role": "user", "parts": [{"text": "..."}]}}.'
 )
 SAVE_LIVE_BLOB_NOT_SUPPORTED = (
-    "save_live_blob is not supported by pyadk: live audio and video are not saved as "
-    "artifacts. Leave it out (or false)."
+    "save_live_blob needs an agent with a live model (one that implements connect(), "
+    "e.g. Gemini Live): this app's /run_live runs text turns, which have no live audio "
+    "to save. Leave it out (or false)."
 )
 
 
@@ -110,6 +116,7 @@ def make_router(ctx: ServerContext) -> APIRouter:
         enable_session_resumption: str | None = None,
         save_live_blob: str | None = None,
         explicit_vad_signal: str | None = None,
+        max_llm_calls: str | None = None,
     ) -> None:
         await websocket.accept()
         socket = LiveSocket(websocket, ctx.max_request_bytes)
@@ -124,6 +131,7 @@ def make_router(ctx: ServerContext) -> APIRouter:
             try:
                 names = modality_names(modalities)
                 flags = {name: query_flag(name, value) for name, value in raw_flags.items()}
+                llm_calls = query_max_llm_calls(max_llm_calls)
             except ValueError as exc:
                 await socket.refuse(CLOSE_POLICY, str(exc))
                 return
@@ -132,10 +140,9 @@ def make_router(ctx: ServerContext) -> APIRouter:
                 return
             runner, session = opened
             if runs_live(runner, session):
-                if flags.pop("save_live_blob"):
-                    await socket.refuse(CLOSE_UNSUPPORTED, SAVE_LIVE_BLOB_NOT_SUPPORTED)
-                    return
-                options = LiveOptions(modalities=names or ["AUDIO"], **flags)
+                options = LiveOptions(
+                    modalities=names or ["AUDIO"], max_llm_calls=llm_calls, **flags
+                )
                 await run_realtime(socket, runner, user_id, session_id, options.run_config())
                 return
             others = [name for name in names or [] if name != "TEXT"]
@@ -147,7 +154,13 @@ def make_router(ctx: ServerContext) -> APIRouter:
                 )
                 await socket.refuse(CLOSE_UNSUPPORTED, message)
                 return
-            await _text_turns(ctx, websocket, socket, runner, user_id, session_id)
+            if flags["save_live_blob"]:
+                await socket.refuse(CLOSE_UNSUPPORTED, SAVE_LIVE_BLOB_NOT_SUPPORTED)
+                return
+            config = RunConfig(streaming_mode=StreamingMode.SSE, response_modalities=["TEXT"])
+            if llm_calls is not None:
+                config = config.model_copy(update={"max_llm_calls": llm_calls})
+            await _text_turns(websocket, socket, runner, user_id, session_id, config)
         except ClientGone:
             return
 
@@ -178,12 +191,12 @@ async def _open(
 
 
 async def _text_turns(
-    ctx: ServerContext,
     websocket: WebSocket,
     socket: LiveSocket,
     runner: Runner,
     user_id: str,
     session_id: str,
+    run_config: RunConfig,
 ) -> None:
     """Runs a turn per ``content`` request, in order, until ``close`` or the client
     leaves."""
@@ -202,7 +215,7 @@ async def _text_turns(
             if request.content is None:
                 await socket.send({"error": _no_content(request)})
                 continue
-            turn = _turn(socket, runner, user_id, session_id, request.content)
+            turn = _turn(socket, runner, user_id, session_id, request.content, run_config)
             if not await inbox.run_unless_gone(turn):
                 return
     finally:
@@ -282,6 +295,7 @@ async def _turn(
     user_id: str,
     session_id: str,
     content: types.Content,
+    run_config: RunConfig,
 ) -> None:
     """Runs one turn, sending its events then a turnComplete event, or an error."""
     author, invocation_id = runner.agent.name, ""
@@ -291,9 +305,7 @@ async def _turn(
                 user_id=user_id,
                 session_id=session_id,
                 new_message=content,
-                run_config=RunConfig(
-                    streaming_mode=StreamingMode.SSE, response_modalities=["TEXT"]
-                ),
+                run_config=run_config,
             )
         ) as events:
             async for event in events:
