@@ -15,10 +15,12 @@ from pyadk.events.outcome import AgentOutcome, outcome_state_key
 from pyadk.utils.ids import new_uuid4
 
 if TYPE_CHECKING:
+    from pyadk.agents.active_streaming_tool import ActiveStreamingTool
     from pyadk.agents.base_agent import BaseAgent
     from pyadk.agents.live_request_queue import LiveRequestQueue
     from pyadk.artifacts.base_artifact_service import BaseArtifactService
     from pyadk.events.event import Event
+    from pyadk.flows.live_streaming_tools import StreamingCalls
     from pyadk.memory.base_memory_service import BaseMemoryService
     from pyadk.plugins.plugin_manager import PluginManager
     from pyadk.sessions.base_session_service import BaseSessionService
@@ -83,6 +85,9 @@ class _InvocationCounters:
     live_sessions: int = 0
     """Live mode: the model sessions started in this invocation (only the first resumes
     the run config's ``session_resumption.handle``)."""
+    streaming_calls: StreamingCalls | None = None
+    """Live mode: the streaming tool calls running (see
+    :mod:`pyadk.flows.live_streaming_tools`)."""
 
 
 @dataclass(kw_only=True)
@@ -160,6 +165,13 @@ class InvocationContext:
     def outcome_in_this_invocation(self, agent_name: str) -> AgentOutcome | None:
         """How ``agent_name`` ended in this invocation (None if it has not run)."""
         return self._counters.outcomes.get(agent_name)
+
+    @property
+    def active_streaming_tools(self) -> dict[str, ActiveStreamingTool] | None:
+        """Live mode: the streaming tools running now, by name (the latest call of each);
+        None before the invocation's first streaming call. A snapshot, read-only."""
+        calls = self._counters.streaming_calls
+        return None if calls is None else calls.active()
 
     @property
     def llm_call_count(self) -> int:

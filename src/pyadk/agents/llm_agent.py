@@ -268,10 +268,12 @@ class LlmAgent(BaseAgent):
         return self._llm_flow.run_async(ctx)
 
     def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        """The live flow's events (see :mod:`pyadk.flows.live_flow`)."""
+        """The live flow's events (see :mod:`pyadk.flows.live_flow`); its streaming tools
+        stop with it."""
         from pyadk.flows.live_flow import run_live_flow
+        from pyadk.flows.live_streaming_tools import stopping_streaming_tools
 
-        return run_live_flow(self._llm_flow, ctx)
+        return stopping_streaming_tools(ctx, run_live_flow(self._llm_flow, ctx))
 
     def _maybe_save_output_to_state(self, event: Event) -> None:
         """Stores the final answer under ``output_key`` (text, or a dict with a schema)."""

@@ -30,7 +30,7 @@ from pyadk.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
-from pyadk.flows import functions
+from pyadk.flows import functions, live_streaming_tools
 from pyadk.models.base_llm_connection import LiveConnectionClosedError
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
@@ -90,6 +90,7 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
         )
     if _in_live_sequence(agent):
         _offer_task_completed(llm_request)
+    live_streaming_tools.offer_stop_streaming(llm_request)
     llm = agent.canonical_model
     llm_request.model = llm.model
     _set_live_connect_config(llm_request, ctx)
@@ -128,6 +129,7 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
         target = agent.root_agent.find_agent(transfer)
         if target is None:
             raise ValueError(f"Agent {transfer!r} not found in the agent tree.")
+        await live_streaming_tools.stop_all_streaming_calls(ctx)
         async with aclosing(target.run_live(ctx)) as events:
             async for event in events:
                 yield event
@@ -150,7 +152,7 @@ class _LiveSession:
         self.connection = connection
         self.llm_request = llm_request
         self.queue = queue
-        self.side_events: asyncio.Queue[Event] = asyncio.Queue()
+        self.side_events = live_streaming_tools.side_events(ctx)
         self.client_closed = False
         self.transfer_target: str | None = None
         self.unsent = unsent
@@ -225,6 +227,7 @@ class _LiveSession:
             return True
         if not self.client_closed and event.content is not None:
             await self.connection.send_content(event.content)
+            live_streaming_tools.calls_answered(self.ctx, responses)
         return False
 
     async def _send_to_model(self) -> None:
@@ -234,6 +237,7 @@ class _LiveSession:
             request = self.unsent
             if request is None:
                 request = self.unsent = await queue.get()
+                live_streaming_tools.copy_to_input_streams(self.ctx, request)
                 await self._store_user_request(request)
             await self._send_request(request)
             self.unsent = None

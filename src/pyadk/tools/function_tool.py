@@ -31,6 +31,8 @@ class FunctionTool(BaseTool):
     ``require_confirmation`` (True, or a predicate over the arguments) makes calls wait
     for a person's approval.
     ``idempotent=True`` lets a call cut off by a crash run again on resume.
+    In a live run, an async-generator function is a streaming tool (see
+    :mod:`pyadk.flows.live_streaming_tools`).
     ``streams_progress=True`` lets the function report progress while it runs
     (``tool_context.report_progress``); a sync one then runs in a worker thread, so
     that its reports reach the client while it works.
@@ -60,6 +62,7 @@ class FunctionTool(BaseTool):
         target = func if inspect.isroutine(func) else getattr(func, "__call__", func)  # noqa: B004
         self._takes_tool_context = "tool_context" in inspect.signature(target).parameters
         self._is_async = inspect.iscoroutinefunction(target)
+        self._is_async_gen = inspect.isasyncgenfunction(target)
 
     @property
     def description(self) -> str:
@@ -81,6 +84,10 @@ class FunctionTool(BaseTool):
         return self._declaration
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        if (self._is_async_gen or self.name == "stop_streaming") and _in_live_run(tool_context):
+            from pyadk.flows.live_streaming_tools import run_live_call  # streaming tools
+
+            return await run_live_call(self, args, tool_context)
         return await self._call_function(args, tool_context)
 
     async def _call_function(
@@ -102,6 +109,8 @@ class FunctionTool(BaseTool):
         kwargs.update(hidden)
         if self._is_async:
             return await self.func(**kwargs)
+        if self._is_async_gen:  # the generator, not started (a live run streams it)
+            return self.func(**kwargs)
         pool = _pool_config(tool_context)
         if pool is not None:
             result = await run_in_tool_pool(pool, self.func, **kwargs)
@@ -112,6 +121,11 @@ class FunctionTool(BaseTool):
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def _in_live_run(tool_context: ToolContext | None) -> bool:
+    ctx = getattr(tool_context, "_invocation_context", None)
+    return ctx is not None and ctx.live_request_queue is not None
 
 
 def _pool_config(tool_context: ToolContext | None) -> ToolThreadPoolConfig | None:
