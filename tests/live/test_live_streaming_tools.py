@@ -361,3 +361,34 @@ async def test_outside_live_mode_an_async_generator_tool_is_not_streamed() -> No
     assert started == []  # never run in the background
     declarations = model.requests[0].config.tools[0].function_declarations
     assert [d.name for d in declarations] == ["count"]  # no stop_streaming
+
+
+async def test_a_transfer_stops_the_tools_of_the_agent_it_leaves() -> None:
+    gate = Gate()
+    helper_model = ScriptedLiveModel(["Helper here."])
+    model = ScriptedLiveModel(
+        [
+            function_call("monitor", {"symbol": "XYZ"}),
+            "Monitoring.",
+            function_call("transfer_to_agent", {"agent_name": "helper"}),
+        ]
+    )
+    helper = LlmAgent(name="helper", model=helper_model)
+    agent = LlmAgent(name="broker", model=model, tools=[forever(gate)], sub_agents=[helper])
+    live = await make_harness(agent)
+    queue = LiveRequestQueue()
+    queue.send_content(user("watch XYZ"))
+    cancelled_before_helper: list[bool] = []
+
+    async def on_event(event: Event) -> None:
+        if event.text == "Monitoring.":
+            await gate.reached.wait()
+            queue.send_content(user("get me the helper"))
+        elif event.author == "helper" and event.text:
+            cancelled_before_helper.append(gate.cancelled)
+            queue.close()
+
+    await live.run(queue, on_event=on_event)
+
+    assert cancelled_before_helper == [True]
+    assert streaming_tasks() == []
