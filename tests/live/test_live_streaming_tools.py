@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -41,7 +42,7 @@ class Gate:
 async def test_values_go_to_the_model_in_order_after_the_pending_answer() -> None:
     gate = Gate()
 
-    async def count(n: int):  # type: ignore[no-untyped-def]
+    async def count(n: int) -> AsyncIterator[Any]:
         """Counts to n."""
         try:
             for i in range(n):
@@ -84,7 +85,7 @@ async def test_values_go_to_the_model_in_order_after_the_pending_answer() -> Non
 async def test_an_event_the_tool_yields_reaches_the_client_and_is_stored() -> None:
     gate = Gate()
 
-    async def announce():  # type: ignore[no-untyped-def]
+    async def announce() -> AsyncIterator[Any]:
         """Announces news."""
         yield Event(author="tool", content=types.Content(parts=[types.Part(text="Breaking!")]))
         gate.reached.set()
@@ -115,7 +116,9 @@ async def test_input_stream_receives_the_clients_realtime_input() -> None:
     gate = Gate()
     streams: list[Any] = []
 
-    async def watch(input_stream: LiveRequestQueue, tool_context: ToolContext):  # type: ignore[no-untyped-def]
+    async def watch(
+        input_stream: LiveRequestQueue, tool_context: ToolContext
+    ) -> AsyncIterator[Any]:
         """Describes the video frames."""
         active = tool_context._invocation_context.active_streaming_tools
         streams.append(active is not None and active["watch"].stream is input_stream)
@@ -157,10 +160,10 @@ async def test_input_stream_receives_the_clients_realtime_input() -> None:
     )
 
 
-def forever(gate: Gate):  # type: ignore[no-untyped-def]
+def forever(gate: Gate) -> Callable[[str], AsyncIterator[Any]]:
     """A streaming tool that yields once, then runs until it is cancelled."""
 
-    async def monitor(symbol: str):  # type: ignore[no-untyped-def]
+    async def monitor(symbol: str) -> AsyncIterator[Any]:
         """Monitors a stock price."""
         try:
             yield {"price": 100}
@@ -285,7 +288,7 @@ async def test_a_caller_that_stops_reading_cancels_running_tools() -> None:
         if event.text == "Monitoring.":
             await gate.reached.wait()
             break
-    await events.aclose()  # type: ignore[attr-defined]
+    await events.aclose()
 
     assert gate.cancelled
     assert streaming_tasks() == []
@@ -294,7 +297,7 @@ async def test_a_caller_that_stops_reading_cancels_running_tools() -> None:
 async def test_a_failing_tool_is_logged_and_the_model_told(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    async def monitor(symbol: str):  # type: ignore[no-untyped-def]
+    async def monitor(symbol: str) -> AsyncIterator[Any]:
         """Monitors a stock price."""
         yield {"price": 100}
         raise RuntimeError("the price feed is down")
@@ -323,7 +326,7 @@ async def test_a_failing_tool_is_logged_and_the_model_told(
 async def test_invalid_arguments_answer_the_call_at_once() -> None:
     started: list[int] = []
 
-    async def count(n: int):  # type: ignore[no-untyped-def]
+    async def count(n: int) -> AsyncIterator[Any]:
         """Counts to n."""
         started.append(n)
         yield n
@@ -343,7 +346,7 @@ async def test_invalid_arguments_answer_the_call_at_once() -> None:
 async def test_outside_live_mode_an_async_generator_tool_is_not_streamed() -> None:
     started: list[int] = []
 
-    async def count(n: int):  # type: ignore[no-untyped-def]
+    async def count(n: int) -> AsyncIterator[Any]:
         """Counts to n."""
         started.append(n)
         yield n
