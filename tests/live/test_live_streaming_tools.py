@@ -17,7 +17,9 @@ from pyadk.events.event import Event
 from pyadk.flows.live_streaming_tools import PENDING_STATUS
 from pyadk.runners import InMemoryRunner
 from pyadk.testing import ScriptedLiveModel, ScriptedModel, function_call
+from pyadk.tools import FunctionTool
 from pyadk.tools.tool_context import ToolContext
+from pyadk.tools.tool_progress import ToolProgress
 
 
 def responses_sent(model: ScriptedLiveModel) -> list[dict[str, Any] | None]:
@@ -343,27 +345,58 @@ async def test_invalid_arguments_answer_the_call_at_once() -> None:
     assert started == [] and streaming_tasks() == []
 
 
-async def test_outside_live_mode_an_async_generator_tool_is_not_streamed() -> None:
-    started: list[int] = []
+async def test_outside_live_mode_an_async_generator_tool_runs_to_its_last_value() -> None:
+    closed: list[int] = []
 
     async def count(n: int) -> AsyncIterator[Any]:
         """Counts to n."""
-        started.append(n)
-        yield n
+        try:
+            for i in range(1, n + 1):
+                yield {"count": i}
+        finally:
+            closed.append(n)
 
-    model = ScriptedModel([function_call("count", {"n": 2}), "Done."])
+    model = ScriptedModel([function_call("count", {"n": 3}), "Done."])
     runner = InMemoryRunner(LlmAgent(name="counter", model=model, tools=[count]), app_name="a")
     session = await runner.session_service.create_session(app_name="a", user_id="u")
 
-    # As before streaming tools: the call's result is the generator object, which the
-    # session cannot store.
-    with pytest.raises(TypeError, match="async_generator"):
-        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=user("go")):
-            pass
+    events = [
+        e
+        async for e in runner.run_async(user_id="u", session_id=session.id, new_message=user("go"))
+    ]
 
-    assert started == []  # never run in the background
+    (result,) = [r for e in events for r in e.get_function_responses()]
+    assert result.response == {"count": 3}  # the last value; no progress: not streamed
+    assert closed == [3] and not any(e.partial for e in events)
+    stored = await runner.session_service.get_session(
+        app_name="a", user_id="u", session_id=session.id
+    )
+    assert stored is not None and stored.events[-1].text == "Done."
     declarations = model.requests[0].config.tools[0].function_declarations
     assert [d.name for d in declarations] == ["count"]  # no stop_streaming
+
+
+async def test_outside_live_mode_earlier_values_are_progress_when_the_tool_streams_it() -> None:
+    async def steps() -> AsyncIterator[Any]:
+        """Works in steps."""
+        yield "step 1"
+        yield {"step": 2}
+        yield {"status": "done"}
+
+    model = ScriptedModel([function_call("steps", {}), "Finished."])
+    tool = FunctionTool(steps, streams_progress=True)
+    runner = InMemoryRunner(LlmAgent(name="worker", model=model, tools=[tool]), app_name="a")
+    session = await runner.session_service.create_session(app_name="a", user_id="u")
+
+    events = [
+        e
+        async for e in runner.run_async(user_id="u", session_id=session.id, new_message=user("go"))
+    ]
+
+    progress = [ToolProgress.from_event(e) for e in events if e.partial]
+    assert [p.data for p in progress if p is not None] == ["step 1", {"step": 2}]
+    (result,) = [r for e in events for r in e.get_function_responses()]
+    assert result.response == {"status": "done"}
 
 
 async def test_a_transfer_stops_the_tools_of_the_agent_it_leaves() -> None:

@@ -132,7 +132,7 @@ async def _start(tool: FunctionTool, args: dict[str, Any], tool_context: ToolCon
         raise ValueError(f"The live call to {tool.name!r} has no function call id.")
     stream = LiveRequestQueue() if _takes_input_stream(tool) else None
     hidden = {"input_stream": stream} if stream is not None else {}
-    generator = await tool._call_function(args, tool_context, **hidden)
+    generator = await tool._call_function(args, tool_context, as_generator=True, **hidden)
     if not inspect.isasyncgen(generator):
         return generator  # invalid arguments: the error answers the call
     registry = streaming_calls(ctx)

@@ -70,7 +70,7 @@ class AuthenticatedFunctionTool(FunctionTool):
         credential: AuthCredential | None,
     ) -> Any:
         """Calls the function, passing ``credential`` when it takes one."""
-        hidden = {"credential": credential} if self._takes_credential else {}
+        hidden: dict[str, Any] = {"credential": credential} if self._takes_credential else {}
         return await self._call_function(args, tool_context, **hidden)
 
 

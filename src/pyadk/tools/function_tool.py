@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
@@ -32,7 +32,9 @@ class FunctionTool(BaseTool):
     for a person's approval.
     ``idempotent=True`` lets a call cut off by a crash run again on resume.
     In a live run, an async-generator function is a streaming tool (see
-    :mod:`pyadk.flows.live_streaming_tools`).
+    :mod:`pyadk.flows.live_streaming_tools`); elsewhere it runs to its end and its last
+    value is the result (each value before it is a progress report when
+    ``streams_progress=True``).
     ``streams_progress=True`` lets the function report progress while it runs
     (``tool_context.report_progress``); a sync one then runs in a worker thread, so
     that its reports reach the client while it works.
@@ -91,10 +93,16 @@ class FunctionTool(BaseTool):
         return await self._call_function(args, tool_context)
 
     async def _call_function(
-        self, args: dict[str, Any], tool_context: ToolContext, **hidden: Any
+        self,
+        args: dict[str, Any],
+        tool_context: ToolContext,
+        *,
+        as_generator: bool = False,
+        **hidden: Any,
     ) -> Any:
         """Calls the function with the model's validated ``args`` and the ``hidden``
-        values the framework passes to ignored parameters."""
+        values the framework passes to ignored parameters. ``as_generator``: an
+        async-generator function's generator, not started (a live run streams it)."""
         kwargs, errors = validate_arguments(
             self.func, args or {}, ignore_params=self._ignore_params
         )
@@ -109,8 +117,9 @@ class FunctionTool(BaseTool):
         kwargs.update(hidden)
         if self._is_async:
             return await self.func(**kwargs)
-        if self._is_async_gen:  # the generator, not started (a live run streams it)
-            return self.func(**kwargs)
+        if self._is_async_gen:
+            generator = self.func(**kwargs)
+            return generator if as_generator else await _last_value(generator, tool_context)
         pool = _pool_config(tool_context)
         if pool is not None:
             result = await run_in_tool_pool(pool, self.func, **kwargs)
@@ -121,6 +130,22 @@ class FunctionTool(BaseTool):
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+async def _last_value(generator: AsyncGenerator[Any, None], tool_context: ToolContext) -> Any:
+    """Runs an async-generator tool outside a live run: its last value (None if it
+    yields nothing); the values before it are reported as progress (dropped unless the
+    tool streams progress)."""
+    last: Any = None
+    started = False
+    try:
+        async for value in generator:
+            if started and isinstance(last, str | dict):
+                tool_context.report_progress(last)
+            last, started = value, True
+    finally:
+        await generator.aclose()
+    return last
 
 
 def _in_live_run(tool_context: ToolContext | None) -> bool:
