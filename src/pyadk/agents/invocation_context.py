@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pyadk.agents.live_request_queue import LiveRequestQueue
     from pyadk.artifacts.base_artifact_service import BaseArtifactService
     from pyadk.events.event import Event
+    from pyadk.flows.live_blob_saver import LiveBlobCache
     from pyadk.flows.live_streaming_tools import StreamingCalls
     from pyadk.memory.base_memory_service import BaseMemoryService
     from pyadk.plugins.plugin_manager import PluginManager
@@ -78,10 +79,10 @@ class _InvocationCounters:
     identical_calls: dict[str, int] = field(default_factory=dict)
     """Calls per tool and arguments, counted when a budget limits repeats."""
     live_append_lock: asyncio.Lock | None = None
-    live_blob_cache: Any = None
+    """Live mode: serialises the session appends of the send and receive sides."""
+    live_blob_cache: LiveBlobCache | None = None
     """A live run's audio not yet saved (``save_live_blob``: see
     :mod:`pyadk.flows.live_blob_saver`)."""
-    """Live mode: serialises the session appends of the send and receive sides."""
     live_sessions: int = 0
     """Live mode: the model sessions started in this invocation (only the first resumes
     the run config's ``session_resumption.handle``)."""

@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from pyadk import types
+from pyadk.flows.live_blob_saver import is_live_blob_reference
 from pyadk.models.base_llm_connection import (
     BaseLlmConnection,
     LiveConnectionClosedError,
@@ -271,12 +272,6 @@ def _usage(value: Any) -> types.UsageMetadata:
 _MEDIA_PREFIXES = ("audio/", "video/", "image/")
 
 
-def _is_live_blob_reference(part: types.Part) -> bool:
-    """A ``file_data`` part referencing a saved live blob (the model cannot read it)."""
-    uri = (part.file_data.file_uri or "") if part.file_data is not None else ""
-    return uri.startswith("artifact://") and "/_adk_live/" in uri
-
-
 def _without_media(content: types.Content) -> types.Content | None:
     """``content`` without audio/video/image parts (the Live API refuses them in turns;
     transcriptions carry what was said) nor references to saved live audio
@@ -288,7 +283,7 @@ def _without_media(content: types.Content) -> types.Content | None:
             part.inline_data is None
             or not (part.inline_data.mime_type or "").lower().startswith(_MEDIA_PREFIXES)
         )
-        and not _is_live_blob_reference(part)
+        and not is_live_blob_reference(part)
     ]
     if not parts:
         return None
