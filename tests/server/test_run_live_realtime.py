@@ -481,20 +481,17 @@ def test_a_state_delta_message_changes_the_session_state(
     assert state["mood"] == "happy"
 
 
+def speaking_model(speech: types.Blob) -> ScriptedLiveModel:
+    """A live model that answers with ``speech`` (inline audio), then turn_complete."""
+    content = types.Content(role="model", parts=[types.Part(inline_data=speech)])
+    return ScriptedLiveModel([[LlmResponse(content=content), LlmResponse(turn_complete=True)]])
+
+
 def test_save_live_blob_saves_the_audio_as_artifacts_referenced_in_the_session(
     serve: Callable[[Any], LiveServer],
 ) -> None:
     speech = types.Blob(mime_type="audio/pcm;rate=24000", data=b"\x00\x01\x02")
-    model = ScriptedLiveModel(
-        [
-            [
-                LlmResponse(
-                    content=types.Content(role="model", parts=[types.Part(inline_data=speech)])
-                ),
-                LlmResponse(turn_complete=True),
-            ]
-        ]
-    )
+    model = speaking_model(speech)
     server = start(serve, LlmAgent(name="voice", model=model))
 
     with live(server, query="&save_live_blob=true") as ws:
@@ -534,17 +531,7 @@ def test_save_live_blob_saves_the_audio_as_artifacts_referenced_in_the_session(
 
 
 def test_without_save_live_blob_no_artifact_is_saved(serve: Callable[[Any], LiveServer]) -> None:
-    speech = types.Blob(mime_type="audio/pcm;rate=24000", data=b"\x00")
-    model = ScriptedLiveModel(
-        [
-            [
-                LlmResponse(
-                    content=types.Content(role="model", parts=[types.Part(inline_data=speech)])
-                ),
-                LlmResponse(turn_complete=True),
-            ]
-        ]
-    )
+    model = speaking_model(types.Blob(mime_type="audio/pcm;rate=24000", data=b"\x00"))
     server = start(serve, LlmAgent(name="voice", model=model))
 
     with live(server, query="&save_live_blob=false") as ws:
