@@ -310,9 +310,9 @@ class Runner:
         """
         config = (run_config or RunConfig()).for_live()
         if config.save_live_blob:  # the audio is saved as artifacts: refused without a service
-            from pyadk.flows.live_blob_saver import check_live_blob_config
+            from pyadk.flows.live_blob_saver import require_artifact_service
 
-            check_live_blob_config(True, self.artifact_service)
+            require_artifact_service(self.artifact_service)
         if live_request_queue is None:
             raise ValueError("live_request_queue is required for run_live.")
         if session is not None:

@@ -51,9 +51,9 @@ NO_ARTIFACT_SERVICE = (
 )
 
 
-def check_live_blob_config(save_live_blob: bool, artifact_service: Any) -> None:
+def require_artifact_service(artifact_service: Any) -> None:
     """Refuses ``save_live_blob`` without an artifact service (ValueError)."""
-    if save_live_blob and artifact_service is None:
+    if artifact_service is None:
         raise ValueError(NO_ARTIFACT_SERVICE)
 
 

@@ -157,9 +157,10 @@ def make_router(ctx: ServerContext) -> APIRouter:
             if flags["save_live_blob"]:
                 await socket.refuse(CLOSE_UNSUPPORTED, SAVE_LIVE_BLOB_NOT_SUPPORTED)
                 return
-            config = RunConfig(streaming_mode=StreamingMode.SSE, response_modalities=["TEXT"])
-            if llm_calls is not None:
-                config = config.model_copy(update={"max_llm_calls": llm_calls})
+            limit = {} if llm_calls is None else {"max_llm_calls": llm_calls}
+            config = RunConfig(
+                streaming_mode=StreamingMode.SSE, response_modalities=["TEXT"], **limit
+            )
             await _text_turns(websocket, socket, runner, user_id, session_id, config)
         except ClientGone:
             return

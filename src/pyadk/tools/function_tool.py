@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pyadk import types
 from pyadk.tools.base_tool import BaseTool, RequireConfirmation
 from pyadk.tools.function_declarations import build_function_declaration, validate_arguments
+from pyadk.tools.stop_streaming_tool import STOP_STREAMING
 from pyadk.utils.tool_thread_pool import run_in_tool_pool
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class FunctionTool(BaseTool):
         return self._declaration
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        if (self._is_async_gen or self.name == "stop_streaming") and _in_live_run(tool_context):
+        if (self._is_async_gen or self.name == STOP_STREAMING) and _in_live_run(tool_context):
             from pyadk.flows.live_streaming_tools import run_live_call  # streaming tools
 
             return await run_live_call(self, args, tool_context)
