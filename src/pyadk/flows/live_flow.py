@@ -25,16 +25,16 @@ from contextlib import AsyncExitStack, aclosing
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
-from pyadk.agents.callback_context import CallbackContext
 from pyadk.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.flows import functions, live_streaming_tools
+from pyadk.flows.live_screening import LiveScreening
 from pyadk.models.base_llm_connection import LiveConnectionClosedError
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
-from pyadk.utils.callbacks import has_listener, plugins_then_callbacks
+from pyadk.telemetry import get_tracer
 from pyadk.utils.fast_models import construct, updated
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
                 attempts = _count_attempt(agent, attempts, error)
                 continue
             if llm_request.contents and not handle:
-                await connection.send_history(llm_request.contents)
+                await _send_history(ctx, connection, llm_request.contents)
             session = _LiveSession(flow, ctx, connection, llm_request, queue, unsent)
             async with aclosing(session.run()) as events:
                 async for event in events:
@@ -153,6 +153,8 @@ class _LiveSession:
         self.llm_request = llm_request
         self.queue = queue
         self.side_events = live_streaming_tools.side_events(ctx)
+        self.screening = LiveScreening.of(ctx, llm_request)
+        """The model callbacks screening the session (None: nothing listens)."""
         self.client_closed = False
         self.transfer_target: str | None = None
         self.unsent = unsent
@@ -269,8 +271,9 @@ class _LiveSession:
             return
         if content.parts and any(part.function_call for part in content.parts):
             raise ValueError("User message cannot contain function calls.")
-        if not _only_function_responses(content):
-            blocked = await self._screen_user_content(content)
+        screening = self.screening
+        if screening is not None and not _only_function_responses(content):
+            blocked = await screening.screen_user_content(content)  # live callback site 1
             if blocked is not None:
                 self.side_events.put_nowait(blocked)
                 return
@@ -299,33 +302,6 @@ class _LiveSession:
             actions=construct(EventActions, state_delta=dict(request.state_delta or {})),
         )
         await append_live_event(ctx, event)
-
-    async def _screen_user_content(self, content: types.Content) -> Event | None:
-        """Runs the before-model callbacks on user content about to be sent; the event
-        of the response one returns instead (the content is then not sent)."""
-        ctx = self.ctx
-        agent = ctx.agent
-        assert isinstance(agent, LlmAgent)
-        if not has_listener(
-            ctx.plugin_manager, "before_model_callback", agent.before_model_callback
-        ):
-            return None
-        request = self.llm_request.model_copy(update={"contents": [content]})
-        response_event = _event_template(ctx, agent.name)
-        response = await plugins_then_callbacks(
-            ctx.plugin_manager,
-            "before_model_callback",
-            {
-                "callback_context": CallbackContext(ctx, event_actions=response_event.actions),
-                "llm_request": request,
-            },
-            agent.before_model_callback,
-        )
-        if response is None:
-            return None
-        event = _event_for(LlmResponse.model_validate(response), response_event)
-        event.turn_complete = True
-        return event
 
     async def _receive_events(self) -> AsyncGenerator[Event, None]:
         """The model's responses as events, each call's results after its event,
@@ -372,6 +348,19 @@ class _LiveSession:
         ctx = self.ctx
         agent = ctx.agent
         assert isinstance(agent, LlmAgent)
+        screening = self.screening
+        if screening is not None:
+            connection = None if self.client_closed else self.connection
+            kept = await screening.unmuted_part(llm_response, connection)
+            if kept is None:
+                return
+            llm_response = kept
+            blocked = await screening.screen_model_output(llm_response)  # live callback site 2
+            if blocked is not None:
+                async with aclosing(self._answer(blocked)) as events:
+                    async for event in events:
+                        yield event
+                return
         if self.flow.response_processors:
             async with aclosing(self.flow._postprocess_async(ctx, llm_response)) as events:
                 async for event in events:
@@ -395,6 +384,14 @@ class _LiveSession:
             for saved in await save_live_blobs(ctx, event):
                 yield saved
         yield event
+        if screening is not None and llm_response.input_transcription is not None:
+            # live callback site 3: the user's speech, once transcribed
+            blocked = await screening.screen_spoken_input(llm_response)
+            if blocked is not None:
+                async with aclosing(self._answer(blocked)) as events:
+                    async for answer in events:
+                        yield answer
+                return
         if event.partial or not event.get_function_calls():
             return
         response = await functions.handle_function_calls_async(
@@ -402,6 +399,35 @@ class _LiveSession:
         )
         if response is not None:
             yield response
+
+    async def _answer(self, event: Event) -> AsyncGenerator[Event, None]:
+        """The answer event of a callback blocking the model (live callback sites 2 and
+        3), as a model's answer: its ``output_key`` saved, the turn's audio saved first
+        (``save_live_blob``: the event has ``turn_complete``)."""
+        ctx = self.ctx
+        agent = ctx.agent
+        assert isinstance(agent, LlmAgent)
+        agent._maybe_save_output_to_state(event)
+        if ctx.run_config.save_live_blob:
+            from pyadk.flows.live_blob_saver import save_live_blobs
+
+            for saved in await save_live_blobs(ctx, event):
+                yield saved
+        yield event
+
+
+async def _send_history(
+    ctx: InvocationContext, connection: BaseLlmConnection, contents: list[types.Content]
+) -> None:
+    """Sends the history to a new connection, in a ``send_data`` span when tracing."""
+    tracer = get_tracer()
+    if tracer is None:
+        await connection.send_history(contents)
+        return
+    from pyadk.telemetry.live_spans import SendDataSpan
+
+    with SendDataSpan(tracer, ctx, contents):
+        await connection.send_history(contents)
 
 
 def _start_resumption(ctx: InvocationContext) -> None:

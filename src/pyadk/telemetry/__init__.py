@@ -5,7 +5,9 @@ Spans (see docs/telemetry.md for their attributes):
 - ``invocation``: one ``Runner.run_async`` turn;
 - ``invoke_agent <name>``: one agent run, with its outcome;
 - ``call_llm``: one model call (model, tokens, finish reason, request and response);
-- ``execute_tool <name>``: one tool call (arguments, response, error).
+- ``execute_tool <name>``: one tool call (arguments, response, error);
+- ``send_data``: the history a live run sends to a new model connection
+  (:mod:`pyadk.telemetry.live_spans`).
 
 pyadk uses the OpenTelemetry API only (the ``telemetry`` extra) and never imports it
 itself: tracing is on when the application has set a tracer provider

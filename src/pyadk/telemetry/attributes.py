@@ -42,6 +42,8 @@ ADK_LLM_REQUEST = "gcp.vertex.agent.llm_request"
 ADK_LLM_RESPONSE = "gcp.vertex.agent.llm_response"
 ADK_TOOL_CALL_ARGS = "gcp.vertex.agent.tool_call_args"
 ADK_TOOL_RESPONSE = "gcp.vertex.agent.tool_response"
+ADK_DATA = "gcp.vertex.agent.data"
+"""The contents a live run sent to its model connection (``send_data`` span)."""
 
 # pyadk's own.
 APP_NAME = "pyadk.app_name"
