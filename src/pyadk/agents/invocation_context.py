@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from pyadk import types
@@ -37,47 +36,25 @@ def new_invocation_context_id() -> str:
     return "e-" + new_uuid4()
 
 
-@dataclass
 class _InvocationCounters:
-    """Counters shared by every copy of one invocation's context."""
+    """Counters shared by every copy of one invocation's context.
+
+    Plain classes here, not dataclasses: creating these two dataclasses cost about 12M
+    instructions at import (see docs/performance.md). Immutable defaults are class
+    attributes, so a turn sets only the mutable ones."""
 
     llm_calls: int = 0
-    handled_escalations: set[str] = field(default_factory=set)
-    outcomes: dict[str, AgentOutcome] = field(default_factory=dict)
-    waiting: set[str] = field(default_factory=set)
-    """Agents whose run ended waiting for the client (see :mod:`pyadk.agents.pause`)."""
-    resume_targets: set[str] = field(default_factory=set)
-    """The agents this invocation resumes at, until each is reached."""
-    resume_done: set[str] = field(default_factory=set)
-    """Resume targets whose run had finished before the invocation was interrupted: the
-    workflow resumes after them (see :mod:`pyadk.agents.interrupted`)."""
-    interrupted_calls: dict[str, Event] = field(default_factory=dict)
-    """Per agent, its model event whose calls got no result before the interruption."""
-    resume_escalated: set[str] = field(default_factory=set)
-    """Of ``resume_done``, the agents whose last event escalated (``exit_loop``)."""
     resumed_escalation: bool = False
     """A finished target that escalated was skipped: the nearest loop must end."""
     recovering: bool = False
     """This invocation resumes after an interruption (not after a client's answer)."""
-    loop_rounds: dict[str, int] = field(default_factory=dict)
-    """Rounds completed by each loop now running (see :mod:`pyadk.agents.loop_agent`)."""
     paused_requests: list[Event] | None = None
     """Requests of tool calls that paused since the flow last took them (see
     :mod:`pyadk.tools._paused_calls`)."""
     compacting_app: Any = None
     """The App whose token-threshold compaction is checked before each model call."""
-    credentials: dict[str, Any] = field(default_factory=dict)
-    """Credentials resolved for toolsets in this invocation, by credential key."""
-    credential_locks: dict[str, asyncio.Lock] = field(default_factory=dict)
-    """One lock per credential key: concurrent calls look for a credential in turn."""
-    answers_handled: set[str] = field(default_factory=set)
-    """Agents that took the user's answers to their requests (approvals, credentials):
-    their later runs of the turn ignore them."""
-    started: float = field(default_factory=time.monotonic)
     tool_calls: int = 0
     tokens: int = 0
-    identical_calls: dict[str, int] = field(default_factory=dict)
-    """Calls per tool and arguments, counted when a budget limits repeats."""
     live_append_lock: asyncio.Lock | None = None
     """Live mode: serialises the session appends of the send and receive sides."""
     live_blob_cache: LiveBlobCache | None = None
@@ -90,32 +67,83 @@ class _InvocationCounters:
     """Live mode: the streaming tool calls running (see
     :mod:`pyadk.flows.live_streaming_tools`)."""
 
+    def __init__(self) -> None:
+        self.handled_escalations: set[str] = set()
+        self.outcomes: dict[str, AgentOutcome] = {}
+        self.waiting: set[str] = set()
+        """Agents whose run ended waiting for the client (see :mod:`pyadk.agents.pause`)."""
+        self.resume_targets: set[str] = set()
+        """The agents this invocation resumes at, until each is reached."""
+        self.resume_done: set[str] = set()
+        """Resume targets whose run had finished before the invocation was interrupted:
+        the workflow resumes after them (see :mod:`pyadk.agents.interrupted`)."""
+        self.interrupted_calls: dict[str, Event] = {}
+        """Per agent, its model event whose calls got no result before the interruption."""
+        self.resume_escalated: set[str] = set()
+        """Of ``resume_done``, the agents whose last event escalated (``exit_loop``)."""
+        self.loop_rounds: dict[str, int] = {}
+        """Rounds completed by each loop now running (see :mod:`pyadk.agents.loop_agent`)."""
+        self.credentials: dict[str, Any] = {}
+        """Credentials resolved for toolsets in this invocation, by credential key."""
+        self.credential_locks: dict[str, asyncio.Lock] = {}
+        """One lock per credential key: concurrent calls look for a credential in turn."""
+        self.answers_handled: set[str] = set()
+        """Agents that took the user's answers to their requests (approvals,
+        credentials): their later runs of the turn ignore them."""
+        self.started = time.monotonic()
+        self.identical_calls: dict[str, int] = {}
+        """Calls per tool and arguments, counted when a budget limits repeats."""
 
-@dataclass(kw_only=True)
+
 class InvocationContext:
     """The state of one invocation (one user turn) as it flows through the agent tree.
 
     Each agent runs with its own copy (``agent`` and ``branch`` differ); counters such
-    as the model-call count are shared by all copies.
+    as the model-call count are shared by all copies. Arguments are keyword-only.
     """
 
-    session_service: BaseSessionService
-    session: Session
-    agent: BaseAgent
-    invocation_id: str = field(default_factory=new_invocation_context_id)
-    artifact_service: BaseArtifactService | None = None
-    memory_service: BaseMemoryService | None = None
-    credential_service: Any | None = None
-    plugin_manager: PluginManager | None = None
-    branch: str | None = None
-    user_content: types.Content | None = None
-    end_invocation: bool = False
-    run_config: RunConfig = field(default_factory=RunConfig)
-    live_request_queue: LiveRequestQueue | None = None
-    """Live mode (``Runner.run_live``): what the client sends to the model."""
-    live_session_resumption_handle: str | None = None
-    """Live mode: the latest handle that resumes the agent's model session."""
-    _counters: _InvocationCounters = field(default_factory=_InvocationCounters, repr=False)
+    def __init__(
+        self,
+        *,
+        session_service: BaseSessionService,
+        session: Session,
+        agent: BaseAgent,
+        invocation_id: str | None = None,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        credential_service: Any | None = None,
+        plugin_manager: PluginManager | None = None,
+        branch: str | None = None,
+        user_content: types.Content | None = None,
+        end_invocation: bool = False,
+        run_config: RunConfig | None = None,
+        live_request_queue: LiveRequestQueue | None = None,
+        live_session_resumption_handle: str | None = None,
+    ) -> None:
+        self.session_service = session_service
+        self.session = session
+        self.agent = agent
+        self.invocation_id = invocation_id or new_invocation_context_id()
+        self.artifact_service = artifact_service
+        self.memory_service = memory_service
+        self.credential_service = credential_service
+        self.plugin_manager = plugin_manager
+        self.branch = branch
+        self.user_content = user_content
+        self.end_invocation = end_invocation
+        self.run_config = RunConfig() if run_config is None else run_config
+        self.live_request_queue = live_request_queue
+        """Live mode (``Runner.run_live``): what the client sends to the model."""
+        self.live_session_resumption_handle = live_session_resumption_handle
+        """Live mode: the latest handle that resumes the agent's model session."""
+        self._counters = _InvocationCounters()
+
+    def __repr__(self) -> str:
+        return (
+            f"InvocationContext(invocation_id={self.invocation_id!r}, "
+            f"agent={self.agent.name!r}, branch={self.branch!r}, "
+            f"session={self.session.id!r})"
+        )
 
     def model_copy(self, update: dict[str, Any] | None = None) -> InvocationContext:
         """A copy with some fields changed; shares services, session and counters."""
@@ -190,4 +218,11 @@ class InvocationContext:
         return self.session.user_id
 
 
-_FIELD_NAMES = frozenset(f.name for f in fields(InvocationContext))
+_init_code = InvocationContext.__init__.__code__
+_FIELD_NAMES = frozenset(
+    _init_code.co_varnames[
+        _init_code.co_argcount : _init_code.co_argcount + _init_code.co_kwonlyargcount
+    ]
+)
+"""What :meth:`InvocationContext.model_copy` may change: the keyword arguments."""
+del _init_code

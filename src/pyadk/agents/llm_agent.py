@@ -10,7 +10,6 @@ import logging
 import operator
 import sys
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
@@ -317,17 +316,19 @@ async def _resolve_instruction(
     return str(result), True
 
 
-@dataclass(slots=True)
 class _Derived:
     """Caches of an LlmAgent, each valid only for the inputs it was computed from (fields
     may be reassigned or mutated after a run: ``agent.model = ...``, ``agent.tools.append``)."""
 
-    model: BaseLlm | None = None
-    model_name: str | None = None
-    tools: list[BaseTool] | None = None
-    tools_source: tuple[Any, ...] = ()
-    flow: BaseLlmFlow | None = None
-    flow_key: tuple[bool, bool, bool] | None = None
+    __slots__ = ("flow", "flow_key", "model", "model_name", "tools", "tools_source")
+
+    def __init__(self) -> None:
+        self.model: BaseLlm | None = None
+        self.model_name: str | None = None
+        self.tools: list[BaseTool] | None = None
+        self.tools_source: tuple[Any, ...] = ()
+        self.flow: BaseLlmFlow | None = None
+        self.flow_key: tuple[bool, bool, bool] | None = None
 
 
 def _same_items(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:

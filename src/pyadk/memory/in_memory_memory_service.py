@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from pyadk import types
 from pyadk.events.event import Event
@@ -24,8 +24,7 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(w for w in words if w)
 
 
-@dataclass(frozen=True)
-class _Memory:
+class _Memory(NamedTuple):
     id: str
     content: types.Content
     author: str

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from pyadk.events.event import Event
@@ -29,19 +28,30 @@ Incarnation = tuple[int, float]
 """(row key, creation time) of a session: which session of that id a view is of."""
 
 
-@dataclass
 class View:
-    """What a service knows of a session as of ``seq`` stored events."""
+    """What a service knows of a session as of ``seq`` stored events.
 
-    incarnation: Incarnation
-    seq: int
-    update_time: float
-    state: dict[str, str]
-    """Merged state as of ``seq``, each value as JSON text (``app:`` and ``user:``
-    keys may have changed since, through other sessions)."""
-    events: list[Event | str] = field(default_factory=list)
-    decoded_upto: int = 0
-    """``events[:decoded_upto]`` are all decoded."""
+    A plain class: a dataclass costs about 2M instructions to create at import."""
+
+    __slots__ = ("decoded_upto", "events", "incarnation", "seq", "state", "update_time")
+
+    def __init__(
+        self,
+        incarnation: Incarnation,
+        seq: int,
+        update_time: float,
+        state: dict[str, str],
+        events: list[Event | str] | None = None,
+    ) -> None:
+        self.incarnation = incarnation
+        self.seq = seq
+        self.update_time = update_time
+        self.state = state
+        """Merged state as of ``seq``, each value as JSON text (``app:`` and ``user:``
+        keys may have changed since, through other sessions)."""
+        self.events: list[Event | str] = [] if events is None else events
+        self.decoded_upto = 0
+        """``events[:decoded_upto]`` are all decoded."""
 
 
 class Snapshot(NamedTuple):

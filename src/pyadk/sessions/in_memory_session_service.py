@@ -14,7 +14,6 @@ import copy
 import itertools
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from pyadk.events.event import Event
@@ -51,22 +50,47 @@ events at most, for short messages)."""
 _serials = itertools.count(1)
 
 
-@dataclass(slots=True)
 class _StoredSession:
-    id: str
-    app_name: str
-    user_id: str
-    state: dict[str, Any]
-    incarnation: Incarnation
-    events: list[Encoded] = field(default_factory=list)
-    """Every event, encoded (the source of truth)."""
-    last_event_id: str | None = None
-    last_update_time: float = field(default_factory=time.time)
-    lease_owner: str | None = None
-    lease_expires: float = 0.0
-    """When the lease expires unless its holder still runs (see ``_check_writer``)."""
-    lease_ttl: float = 0.0
-    """The ttl the lease was claimed with."""
+    """A session as the store keeps it (a plain class: cheaper to create at import
+    than a dataclass)."""
+
+    __slots__ = (
+        "app_name",
+        "events",
+        "id",
+        "incarnation",
+        "last_event_id",
+        "last_update_time",
+        "lease_expires",
+        "lease_owner",
+        "lease_ttl",
+        "state",
+        "user_id",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any],
+        incarnation: Incarnation,
+    ) -> None:
+        self.id = id
+        self.app_name = app_name
+        self.user_id = user_id
+        self.state = state
+        self.incarnation = incarnation
+        self.events: list[Encoded] = []
+        """Every event, encoded (the source of truth)."""
+        self.last_event_id: str | None = None
+        self.last_update_time = time.time()
+        self.lease_owner: str | None = None
+        self.lease_expires = 0.0
+        """When the lease expires unless its holder still runs (see ``_check_writer``)."""
+        self.lease_ttl = 0.0
+        """The ttl the lease was claimed with."""
 
     def hold(self, owner: str, ttl: float) -> None:
         """Gives the lease to ``owner`` (again) for ``ttl`` seconds from now."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -12,16 +11,24 @@ if TYPE_CHECKING:
     from pyadk.events.event import Event
 
 
-@dataclass
 class CachedHistory:
     """The history built from the first ``count`` events of a session."""
 
-    count: int = 0
-    last_event_id: str | None = None
-    last_visible: Event | None = None
-    contents: list[types.Content] = field(default_factory=list)
-    compacted_until: float | None = None
-    """The latest timestamp a summary in ``contents`` covers (None: no summaries)."""
+    __slots__ = ("compacted_until", "contents", "count", "last_event_id", "last_visible")
+
+    def __init__(
+        self,
+        *,
+        count: int = 0,
+        contents: list[types.Content] | None = None,
+        compacted_until: float | None = None,
+    ) -> None:
+        self.count = count
+        self.last_event_id: str | None = None
+        self.last_visible: Event | None = None
+        self.contents: list[types.Content] = [] if contents is None else contents
+        self.compacted_until = compacted_until
+        """The latest timestamp a summary in ``contents`` covers (None: no summaries)."""
 
     def continues(self, events: Sequence[Event]) -> bool:
         """True when ``events`` starts with the events this history was built from."""
