@@ -76,6 +76,24 @@ async def test_the_history_sent_to_a_new_connection_is_a_send_data_span(tracing)
     assert tracing.open_spans.open == {}
 
 
+async def test_a_live_run_is_an_invoke_agent_span_around_its_send_data_and_tools(
+    tracing,
+) -> None:
+    model = ScriptedLiveModel(["A cat.", function_call("add", {"a": 2, "b": 3}), "5."])
+
+    await _two_runs(model)
+
+    runs = tracing.named("invoke_agent voice")
+    assert len(runs) == 2  # one span per live run
+    for run in runs:
+        assert run.attributes is not None
+        assert run.attributes["gen_ai.operation.name"] == "invoke_agent"
+        assert run.attributes["gen_ai.agent.name"] == "voice"
+    assert tracing.parent_of(tracing.one("send_data")) is runs[1]
+    assert tracing.parent_of(tracing.one("execute_tool add")) is runs[1]
+    assert tracing.open_spans.open == {}
+
+
 async def test_send_data_leaves_content_out_when_capture_is_off(
     tracing, monkeypatch: pytest.MonkeyPatch
 ) -> None:

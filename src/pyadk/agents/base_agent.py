@@ -273,10 +273,20 @@ class BaseAgent(BaseModel):
         raise NotImplementedError(f"_run_async_impl is not implemented for {type(self).__name__}")
         yield  # pragma: no cover
 
-    async def run_live(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+    @final
+    def run_live(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
         """Runs the agent live (see ``Runner.run_live``): before-agent callbacks,
-        :meth:`_run_live_impl`, then after-agent callbacks. Live runs record no outcome
-        events (as in google-adk)."""
+        :meth:`_run_live_impl`, then after-agent callbacks, in an ``invoke_agent`` span
+        when tracing. Live runs record no outcome events (as in google-adk)."""
+        events = self._run_live_with_callbacks(parent_context)
+        tracer = get_tracer()
+        if tracer is None:
+            return events
+        return trace_agent(events, tracer, self, parent_context)
+
+    async def _run_live_with_callbacks(
+        self, parent_context: InvocationContext
+    ) -> AsyncGenerator[Event, None]:
         ctx = self._create_invocation_context(parent_context)
         if has_listener(ctx.plugin_manager, "before_agent_callback", self.before_agent_callback):
             event = await self._handle_before_agent_callback(ctx)
