@@ -45,6 +45,8 @@ METHOD = """\
 - **Warm-up.** Each process runs a few warm-up turns first. `gc.collect()` runs before
   each timed section, and the garbage collector stays on while timing.
 - **Medians.** Each cell is the median over the repeats. Spread is (max - min) / median.
+  c, e, i and j are repeated 9 times (pyadk's side of each runs for under a second, so a
+  passing load on the shared host moves one repeat most), h 3 times.
 - **Behaviour checks.** Every scenario checks the outcome: the answer text, the tool
   really ran, the state values, the number of model calls, branches, partial events, and
   what was stored or persisted. A run whose check fails is reported as a failure, so a
@@ -109,6 +111,9 @@ def render(report: dict[str, Any], results_path: str, plot_name: str) -> str:
         else "**Some behaviour checks failed:** " + "; ".join(report["failed_checks"])
     )
     repeats = f"{report['repeats']} repeat{'s' if report['repeats'] != 1 else ''}"
+    others = report.get("repeats_of") or {}
+    if others:
+        repeats += " (" + ", ".join(f"{s}: {n}" for s, n in sorted(others.items())) + ")"
     out.append(
         f"Latest run: {report['date'][:16].replace('T', ' ')} ({report['mode']} mode, "
         f"{repeats}, {report['elapsed_s'] / 60:.1f} min), pyadk "

@@ -88,7 +88,12 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 REPEATS = {"full": 5, "quick": 2}
-MAX_REPEATS = {"full": {"h": 3}, "quick": {}}  # h takes ~30 s a run on google-adk
+REPEATS_OF = {"full": {"c": 9, "e": 9, "i": 9, "j": 9, "h": 3}, "quick": {}}
+"""Scenarios repeated more or less often than the mode's default: pyadk's side of c, e,
+i and j runs for under a second, so a passing load on the shared host moves one repeat
+most (more pairs make their median steadier); h takes ~30 s a run on google-adk."""
+MAX_REPEATS = {"h": 3}
+"""Caps that ``--repeats`` keeps."""
 
 
 @dataclass(frozen=True)
@@ -255,6 +260,14 @@ def run_one(
         "check": {"ok": False, "detail": f"no result (exit {proc.returncode})"},
         "stderr": proc.stderr[-2000:],
     }
+
+
+def repeats_of(scenario: str, mode: str, explicit: int | None = None) -> int:
+    """How many times ``scenario`` runs on each side: ``explicit`` (``--repeats``, h still
+    capped), else the mode's count for it."""
+    if explicit:
+        return min(explicit, MAX_REPEATS.get(scenario, explicit))
+    return REPEATS_OF[mode].get(scenario, REPEATS[mode])
 
 
 def stats(values: list[float]) -> dict[str, Any]:
@@ -470,21 +483,22 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.adk_python) if args.adk_python else ensure_adk_venv(not args.no_install)
         )
     repeats = args.repeats or REPEATS[mode]
+    counts = {s: repeats_of(s, mode, args.repeats) for s in scenarios}
     sizes = {s: SIZES[mode][s] for s in scenarios}
     started = time.perf_counter()
     load_before = _load_average()
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {
         s: {x: [] for x in sides} for s in scenarios
     }
-    for rep in range(repeats):
+    for rep in range(max(counts.values())):
         for index, scenario in enumerate(scenarios):
-            if rep >= MAX_REPEATS[mode].get(scenario, repeats):
+            if rep >= counts[scenario]:
                 continue
             order = sides if (rep + index) % 2 == 0 else list(reversed(sides))
             for side in order:
                 result = run_one(pythons[side], side, scenario, sizes[scenario], args.timeout)
                 runs[scenario][side].append(result)
-                _progress(rep, repeats, scenario, side, result)
+                _progress(rep, counts[scenario], scenario, side, result)
 
     summary = aggregate(runs)
     rows = ratios(summary)
@@ -499,6 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": now.isoformat(timespec="seconds"),
         "mode": mode,
         "repeats": repeats,
+        "repeats_of": {s: n for s, n in counts.items() if n != repeats},
         "command": "python benchmarks/run.py " + " ".join(argv or sys.argv[1:]),
         "elapsed_s": round(time.perf_counter() - started, 1),
         "machine": {**machine(), "load_average": [load_before, _load_average()]},

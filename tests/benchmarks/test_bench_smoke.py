@@ -215,6 +215,15 @@ def test_a_failed_check_in_any_repeat_marks_the_side_failed():
     assert entry["check"] == "wrong answer"
 
 
+def test_short_scenarios_repeat_more_in_full_mode_and_h_stays_capped():
+    assert run.repeats_of("c", "full") == 9
+    assert run.repeats_of("b", "full") == 5
+    assert run.repeats_of("h", "full") == 3
+    assert run.repeats_of("c", "quick") == 2
+    assert run.repeats_of("c", "full", explicit=4) == 4
+    assert run.repeats_of("h", "full", explicit=7) == 3
+
+
 def test_scenario_selection():
     assert run.select("a,c") == ["a_new", "a_reused", "c"]
     assert run.select(None) == run.SCENARIOS
