@@ -71,7 +71,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "g": {"new_turns": 100, "same_turns": 50},
         "h": {"sessions": 1000, "turns_per_session": 10},
         "i": {"turns": 30, "chunks": 200},
-        "j": {"processes": 7},
+        "j": {"processes": 7, "min_seconds": 10},
     },
     "quick": {
         "a_new": {"turns": 100},
