@@ -13,6 +13,8 @@ sends (``live_session_resumption_update``) is kept on the invocation context
 (``live_session_resumption_handle``); when the server announces it will close
 (``go_away``) or closes the connection, the flow reconnects with that handle (no
 history resent: the server holds it) and goes on reading the same LiveRequestQueue.
+Once a ``go_away`` is read nothing more is sent to the old connection: the request the
+send task holds and those queued meanwhile go to the new one, in order.
 """
 
 from __future__ import annotations
@@ -115,7 +117,7 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
             async with aclosing(session.run()) as events:
                 async for event in events:
                     yield event
-        if session.lost is None:
+        if session.lost is None or session.client_closed:
             break
         attempts = 1 if session.received else _count_attempt(agent, attempts, session.lost)
         unsent = session.unsent
@@ -162,6 +164,9 @@ class _LiveSession:
         the next connection when this one is lost)."""
         self.received = False
         """The model sent something on this connection."""
+        self.going_away = False
+        """The server announced it will close (``go_away``) and the flow resumes: nothing
+        more is sent to this connection."""
         self.lost: BaseException | str | None = None
         """Why the connection ended while the session can be resumed (go_away, a server
         close): the flow then reconnects."""
@@ -233,14 +238,20 @@ class _LiveSession:
         return False
 
     async def _send_to_model(self) -> None:
-        """Forwards the client's requests to the model until ``close``."""
+        """Forwards the client's requests to the model until ``close``; after a
+        ``go_away`` it stops, the request it holds kept in ``unsent`` (the next ones
+        stay queued) for the resumed connection."""
         queue = self.queue
         while True:
             request = self.unsent
             if request is None:
                 request = self.unsent = await queue.get()
                 live_streaming_tools.copy_to_input_streams(self.ctx, request)
+                if request.blob is not None and self.ctx.run_config.save_live_blob:
+                    _cache_user_blob(self.ctx, request)  # once, even if sent again
                 await self._store_user_request(request)
+            if self.going_away and not request.close:
+                return
             await self._send_request(request)
             self.unsent = None
             if request.close:
@@ -261,10 +272,6 @@ class _LiveSession:
         elif request.audio_stream_end:
             await connection.send_realtime(types.LiveClientRealtimeInput(audio_stream_end=True))
         elif request.blob is not None:
-            if self.ctx.run_config.save_live_blob:  # kept until saved as an artifact
-                from pyadk.flows.live_blob_saver import cache_user_blob
-
-                cache_user_blob(self.ctx, request.blob)
             await connection.send_realtime(request.blob)
         content = request.content
         if content is None:
@@ -316,6 +323,7 @@ class _LiveSession:
                             self._keep_handle(llm_response.live_session_resumption_update)
                         elif llm_response.go_away is not None:
                             if self._resumable():
+                                self.going_away = True  # the sender stops at once
                                 self.lost = f"go_away, time left {llm_response.go_away.time_left}"
                                 return
                             logger.info("The live server will close: %s", llm_response.go_away)
@@ -459,6 +467,16 @@ def _connect_request(llm_request: LlmRequest, handle: str | None) -> LlmRequest:
     resumption = resumption.model_copy(update={"handle": handle})
     live = live.model_copy(update={"session_resumption": resumption})
     return llm_request.model_copy(update={"live_connect_config": live})
+
+
+def _cache_user_blob(ctx: InvocationContext, request: LiveRequest) -> None:
+    """Keeps the request's blob until saved as an artifact (``save_live_blob``) when
+    the request is acted on as a blob (no activity signal before it)."""
+    acted_on = request.activity_start is None and request.activity_end is None
+    if acted_on and not request.audio_stream_end and request.blob is not None:
+        from pyadk.flows.live_blob_saver import cache_user_blob
+
+        cache_user_blob(ctx, request.blob)
 
 
 def _count_attempt(agent: LlmAgent, attempts: int, error: BaseException | str) -> int:
