@@ -21,7 +21,10 @@ model's; the runner stores it in the session (it carries no inline data).
 
 A cache is emptied when it is flushed, whether or not the artifact service took it:
 a failing save is logged and that audio dropped (the run goes on). Audio still cached
-when the run ends (no control event after it) is not saved, as in google-adk.
+when the agent's live session ends (the client closed the queue, the connection ended,
+a live sequence's step called ``task_completed``; not on a transfer, whose target goes
+on with the cache) is saved the same way, the user's then the model's, its events the
+session's last (google-adk drops it).
 """
 
 from __future__ import annotations
@@ -120,6 +123,15 @@ async def save_live_blobs(ctx: InvocationContext, event: Event) -> list[Event]:
     if event.turn_complete:
         return await _flush(ctx, user=True)
     return []
+
+
+async def save_at_session_end(ctx: InvocationContext) -> list[Event]:
+    """Saves the audio still cached when an agent's live session ends (no control
+    event after it); the events referencing the saved artifacts. Nothing without an
+    artifact service."""
+    if ctx.artifact_service is None:
+        return []
+    return await _flush(ctx, user=True)
 
 
 async def _flush(ctx: InvocationContext, *, user: bool) -> list[Event]:
