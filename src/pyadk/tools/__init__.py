@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pyadk.tools.example_tool import ExampleTool
     from pyadk.tools.exit_loop_tool import exit_loop
     from pyadk.tools.gemini_builtin_tools import google_search, url_context
+    from pyadk.tools.langchain_tool import LangchainTool
     from pyadk.tools.load_artifacts_tool import load_artifacts
     from pyadk.tools.long_running_tool import LongRunningFunctionTool
     from pyadk.tools.memory_tools import load_memory, preload_memory
@@ -28,6 +29,7 @@ __all__ = [
     "BaseToolset",
     "ExampleTool",
     "FunctionTool",
+    "LangchainTool",
     "LongRunningFunctionTool",
     "NodeTool",
     "ToolConfirmation",
@@ -54,6 +56,7 @@ _lazy_getattr, _lazy_dir = lazy_exports(
     {
         "AgentTool": ".agent_tool",
         "ExampleTool": ".example_tool",
+        "LangchainTool": ".langchain_tool",  # needs the langchain extra
         "LongRunningFunctionTool": ".long_running_tool",
         "NodeTool": ".node_tool",
         "ToolProgress": ".tool_progress",
