@@ -1,7 +1,5 @@
 """BaseAgent: name, sub-agent tree, agent callbacks and the run loop every agent shares."""
 
-from __future__ import annotations
-
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
@@ -44,9 +42,9 @@ class BaseAgent(BaseModel):
     """Unique name in the agent tree: a Python identifier, not ``user``."""
     description: str = ""
     """What the agent does; other agents read it to decide on a transfer."""
-    parent_agent: BaseAgent | None = Field(default=None, exclude=True, repr=False)
+    parent_agent: "BaseAgent | None" = Field(default=None, exclude=True, repr=False)
     """Set automatically when the agent is added as a sub-agent."""
-    sub_agents: list[BaseAgent] = Field(default_factory=list)
+    sub_agents: "list[BaseAgent]" = Field(default_factory=list)
     before_agent_callback: AgentCallback | list[AgentCallback] | None = None
     after_agent_callback: AgentCallback | list[AgentCallback] | None = None
     timeout: float | None = Field(default=None, gt=0)
@@ -80,18 +78,18 @@ class BaseAgent(BaseModel):
 
     # -- tree ---------------------------------------------------------------------------
     @property
-    def root_agent(self) -> BaseAgent:
+    def root_agent(self) -> "BaseAgent":
         """The top of this agent's tree."""
         agent = self
         while agent.parent_agent is not None:
             agent = agent.parent_agent
         return agent
 
-    def find_agent(self, name: str) -> BaseAgent | None:
+    def find_agent(self, name: str) -> "BaseAgent | None":
         """This agent or a descendant called ``name``."""
         return self if self.name == name else self.find_sub_agent(name)
 
-    def find_sub_agent(self, name: str) -> BaseAgent | None:
+    def find_sub_agent(self, name: str) -> "BaseAgent | None":
         """A descendant called ``name``."""
         for sub in self._children():
             found = sub.find_agent(name)
@@ -264,7 +262,7 @@ class BaseAgent(BaseModel):
     def _child_names(self) -> set[str]:
         return {child.name for child in self._children()}
 
-    def _children(self) -> list[BaseAgent]:
+    def _children(self) -> "list[BaseAgent]":
         """Every agent directly below this one (sub-agents, and e.g. finally agents)."""
         return self.sub_agents
 

@@ -6,8 +6,6 @@ the limit and the amount used in ``error_message``) instead of an exception. Fai
 policies (``on_failure="continue"``, a parallel agent's ``collect``) never absorb it.
 """
 
-from __future__ import annotations
-
 import json
 import time
 from typing import TYPE_CHECKING, Any
@@ -60,7 +58,7 @@ def _number(value: float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def check_model_call(ctx: InvocationContext, budget: Budget) -> None:
+def check_model_call(ctx: "InvocationContext", budget: Budget) -> None:
     """Before a model call (already counted): raises when it would go past a limit."""
     counters = ctx._counters
     agent = ctx.agent.name
@@ -71,7 +69,7 @@ def check_model_call(ctx: InvocationContext, budget: Budget) -> None:
     _check_time(ctx, budget)
 
 
-def count_tokens(ctx: InvocationContext, usage: types.UsageMetadata) -> None:
+def count_tokens(ctx: "InvocationContext", usage: "types.UsageMetadata") -> None:
     """Adds a model response's reported tokens to the invocation's count."""
     total = usage.total_token_count
     if total is None:
@@ -80,7 +78,7 @@ def count_tokens(ctx: InvocationContext, usage: types.UsageMetadata) -> None:
 
 
 def check_tool_calls(
-    ctx: InvocationContext, budget: Budget, calls: list[types.FunctionCall]
+    ctx: "InvocationContext", budget: Budget, calls: "list[types.FunctionCall]"
 ) -> None:
     """Before a response's tool calls run: counts them, raises past a limit."""
     counters = ctx._counters
@@ -100,7 +98,7 @@ def check_tool_calls(
             )
 
 
-def _check_time(ctx: InvocationContext, budget: Budget) -> None:
+def _check_time(ctx: "InvocationContext", budget: Budget) -> None:
     if budget.wall_time is None:
         return
     elapsed = time.monotonic() - ctx._counters.started

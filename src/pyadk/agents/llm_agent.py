@@ -3,8 +3,6 @@
 LlmAgent holds configuration only; an LLM flow (:mod:`pyadk.flows`) executes it.
 """
 
-from __future__ import annotations
-
 import json
 import logging
 import operator
@@ -90,10 +88,10 @@ class LlmAgent(BaseAgent):
     on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
 
     # Caches of derived objects (see _Derived).
-    _derived: _Derived = PrivateAttr(default_factory=lambda: _Derived())
+    _derived: "_Derived" = PrivateAttr(default_factory=lambda: _Derived())
 
     @property
-    def _cache(self) -> _Derived:
+    def _cache(self) -> "_Derived":
         # Straight from the private-attribute slot: pydantic's __getattr__ is slow.
         private = self.__pydantic_private__
         assert private is not None
@@ -169,7 +167,7 @@ class LlmAgent(BaseAgent):
         """(global instruction text, True when it came from a provider)."""
         return await _resolve_instruction(self.global_instruction, ctx)
 
-    async def canonical_tools(self, ctx: ReadonlyContext | None = None) -> list[BaseTool]:
+    async def canonical_tools(self, ctx: ReadonlyContext | None = None) -> "list[BaseTool]":
         """The agent's tools: callables wrapped, toolsets expanded (on every call)."""
         if not self.tools:
             return []
@@ -235,7 +233,7 @@ class LlmAgent(BaseAgent):
 
     # -- execution ------------------------------------------------------------------------
     @property
-    def _llm_flow(self) -> BaseLlmFlow:
+    def _llm_flow(self) -> "BaseLlmFlow":
         no_transfer = (
             self.disallow_transfer_to_parent
             and self.disallow_transfer_to_peers
@@ -336,7 +334,7 @@ def _same_items(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
-def _as_tool(item: Any) -> BaseTool:
+def _as_tool(item: Any) -> "BaseTool":
     from pyadk.tools.base_tool import BaseTool
     from pyadk.tools.function_tool import FunctionTool
 

@@ -1,7 +1,5 @@
 """BaseCodeExecutor: runs the code blocks an agent's model writes."""
 
-from __future__ import annotations
-
 import abc
 from typing import TYPE_CHECKING
 
@@ -43,9 +41,9 @@ class BaseCodeExecutor(BaseModel, abc.ABC):
     @abc.abstractmethod
     def execute_code(
         self,
-        invocation_context: InvocationContext,
-        code_execution_input: CodeExecutionInput,
-    ) -> CodeExecutionResult:
+        invocation_context: "InvocationContext",
+        code_execution_input: "CodeExecutionInput",
+    ) -> "CodeExecutionResult":
         """Runs ``code_execution_input.code`` and returns what it printed and wrote.
 
         Called from a worker thread: it may block.

@@ -1,7 +1,5 @@
 """EventCompaction: the summary that stands in for a range of a session's events."""
 
-from __future__ import annotations
-
 from pyadk import types
 from pyadk.types import _Base
 

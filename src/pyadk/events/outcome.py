@@ -1,7 +1,5 @@
 """Agent outcomes: how each agent run ended, recorded as data."""
 
-from __future__ import annotations
-
 import enum
 from typing import Any
 
@@ -50,7 +48,7 @@ class AgentOutcome(_Base):
         return state
 
     @classmethod
-    def from_state(cls, agent: str, value: Any) -> AgentOutcome | None:
+    def from_state(cls, agent: str, value: Any) -> "AgentOutcome | None":
         """The outcome stored in state for ``agent`` (None if absent or unreadable)."""
         if not isinstance(value, dict):
             return None

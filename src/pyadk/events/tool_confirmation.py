@@ -1,7 +1,5 @@
 """ToolConfirmation: a person's answer to a tool call that needs approval."""
 
-from __future__ import annotations
-
 import json
 from typing import Any
 
@@ -22,7 +20,7 @@ class ToolConfirmation(_Base):
     """Data the person adds (JSON), read by the tool as ``tool_context.tool_confirmation``."""
 
     @classmethod
-    def from_response_dict(cls, response: dict[str, Any] | None) -> ToolConfirmation:
+    def from_response_dict(cls, response: dict[str, Any] | None) -> "ToolConfirmation":
         """The confirmation a client sent: the fields themselves, or google-adk's web
         client's ``{"response": "<json>"}`` wrapper. ValueError when it is neither."""
         data: Any = response or {}

@@ -1,7 +1,5 @@
 """BaseMemoryService: the contract of every long-term memory store."""
 
-from __future__ import annotations
-
 import abc
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -51,7 +49,7 @@ class BaseMemoryService(abc.ABC):
         *,
         app_name: str,
         user_id: str,
-        events: Sequence[Event],
+        events: "Sequence[Event]",
         session_id: str | None = None,
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:

@@ -1,7 +1,5 @@
 """BaseLlm: the contract every model adapter implements."""
 
-from __future__ import annotations
-
 from collections.abc import AsyncGenerator
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, ClassVar
@@ -41,7 +39,7 @@ class BaseLlm(BaseModel):
         raise NotImplementedError(f"{type(self).__name__} must implement generate_content_async")
         yield  # pragma: no cover - makes this an async generator
 
-    def connect(self, llm_request: LlmRequest) -> AbstractAsyncContextManager[BaseLlmConnection]:
+    def connect(self, llm_request: LlmRequest) -> "AbstractAsyncContextManager[BaseLlmConnection]":
         """Opens a live (bidirectional) connection for ``llm_request``: ``async with
         llm.connect(request) as connection``. Models without a live API raise
         NotImplementedError."""

@@ -1,7 +1,5 @@
 """LlmRequest: everything a model needs for one call."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,7 +49,7 @@ class LlmRequest(BaseModel):
             return si
         return si.text or ""
 
-    def append_tools(self, tools: list[BaseTool]) -> None:
+    def append_tools(self, tools: "list[BaseTool]") -> None:
         """Adds the tools' declarations to the request and registers them by name."""
         declarations = []
         for tool in tools:

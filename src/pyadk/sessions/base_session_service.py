@@ -1,7 +1,5 @@
 """BaseSessionService: the contract of every session store."""
 
-from __future__ import annotations
-
 import abc
 import contextlib
 from contextlib import AbstractAsyncContextManager
