@@ -412,9 +412,13 @@ class _LiveSession:
                 return
         if event.partial or not event.get_function_calls():
             return
-        response = await functions.handle_function_calls_async(
-            ctx, event, self.llm_request.tools_dict
-        )
+        tools = self.llm_request.tools_dict
+        if functions.streams_progress(event, tools):  # reports reach the client at once
+            async with aclosing(functions.stream_function_calls(ctx, event, tools)) as results:
+                async for item in results:
+                    yield item  # the progress events are partial: not stored, not sent
+            return
+        response = await functions.handle_function_calls_async(ctx, event, tools)
         if response is not None:
             yield response
 
