@@ -14,7 +14,8 @@ import logging
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_serializer, field_validator, model_validator
-from pydantic.alias_generators import to_camel
+
+from pyadk.utils.camel_case import to_camel
 
 logger = logging.getLogger(__name__)
 

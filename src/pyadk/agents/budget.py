@@ -11,9 +11,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
 
 from pyadk.errors import InvocationStop
+from pyadk.utils.camel_case import to_camel
 
 if TYPE_CHECKING:
     from pyadk import types
