@@ -42,12 +42,13 @@ class ToolContext(CallbackContext):
         """Sends ``data`` (a string or a JSON dict) to the client while this call runs.
 
         The report becomes a partial event of the agent (never stored, never shown to
-        a model) that ``Runner.run_async`` yields at once; its ``custom_metadata``
-        holds ``{"tool_progress": {"function_call_id", "tool_name", "data"}}`` (see
-        :class:`pyadk.tools.tool_progress.ToolProgress`). Only a tool created with
-        ``streams_progress=True`` streams: elsewhere (other tools, live mode, a call
-        resumed after an interruption, a tool run outside an agent's step) the report
-        is dropped. Returns whether it was sent; TypeError if ``data`` is not JSON.
+        a model) that ``Runner.run_async`` (or ``Runner.run_live``) yields at once; its
+        ``custom_metadata`` holds ``{"tool_progress": {"function_call_id", "tool_name",
+        "data"}}`` (see :class:`pyadk.tools.tool_progress.ToolProgress`). Only a tool
+        created with ``streams_progress=True`` streams: elsewhere (other tools, a live
+        streaming tool after its call was answered, a call resumed after an
+        interruption, a tool run outside an agent's step) the report is dropped.
+        Returns whether it was sent; TypeError if ``data`` is not JSON.
         """
         from pyadk.tools.tool_progress import report
 

@@ -4,7 +4,8 @@ A tool whose ``streams_progress`` is true (``FunctionTool(func, streams_progress
 ``AgentTool(agent, stream_events=True)``) may call ``tool_context.report_progress(data)``.
 While a model response's calls run, :func:`pyadk.flows.functions.stream_function_calls`
 holds a :class:`ProgressSink` for them; each report becomes a partial event (never
-stored, never shown to a model) that ``Runner.run_async`` yields at once. The event's
+stored, never shown to a model) that ``Runner.run_async`` (and ``Runner.run_live``)
+yields at once. The event's
 ``custom_metadata[TOOL_PROGRESS_KEY]`` holds the call's ``function_call_id``, its
 ``tool_name`` and either ``data`` (a report) or ``agent_event`` (an event of an
 AgentTool's sub-agent, as JSON data). :meth:`ToolProgress.from_event` reads it back.
