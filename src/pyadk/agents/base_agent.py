@@ -117,7 +117,12 @@ class BaseAgent(BaseModel):
         or timed_out. An exception is recorded as a failure and then re-raised; after
         callbacks run in every case but a skip, and see ``callback_context.outcome``.
         """
-        events = self._run_with_outcome(parent_context)
+        return self._traced(self._run_with_outcome(parent_context), parent_context)
+
+    def _traced(
+        self, events: AsyncGenerator[Event, None], parent_context: InvocationContext
+    ) -> AsyncGenerator[Event, None]:
+        """``events`` (one run of this agent) in an ``invoke_agent`` span when tracing."""
         tracer = get_tracer()
         if tracer is None:
             return events
@@ -276,11 +281,7 @@ class BaseAgent(BaseModel):
         """Runs the agent live (see ``Runner.run_live``): before-agent callbacks,
         :meth:`_run_live_impl`, then after-agent callbacks, in an ``invoke_agent`` span
         when tracing. Live runs record no outcome events (as in google-adk)."""
-        events = self._run_live_with_callbacks(parent_context)
-        tracer = get_tracer()
-        if tracer is None:
-            return events
-        return trace_agent(events, tracer, self, parent_context)
+        return self._traced(self._run_live_with_callbacks(parent_context), parent_context)
 
     async def _run_live_with_callbacks(
         self, parent_context: InvocationContext

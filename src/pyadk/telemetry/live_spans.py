@@ -12,11 +12,10 @@ As with the other spans, the flow calls this only after
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from typing import TYPE_CHECKING, Any
 
 from pyadk.telemetry import attributes as attr
+from pyadk.telemetry.spans import CurrentSpan
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
@@ -24,10 +23,8 @@ if TYPE_CHECKING:
     from pyadk import types
     from pyadk.agents.invocation_context import InvocationContext
 
-logger = logging.getLogger(__name__)
 
-
-class SendDataSpan:
+class SendDataSpan(CurrentSpan):
     """``with SendDataSpan(tracer, ctx, contents):`` around sending ``contents`` to a live
     connection: a ``send_data`` span, current inside the block (no ``yield`` in it)."""
 
@@ -38,33 +35,7 @@ class SendDataSpan:
         contents: list[types.Content],
         event_id: str | None = None,
     ) -> None:
-        self.span = span = tracer.start_span("send_data")
-        self._token: object = None
-        if not span.is_recording():
-            return
-        try:
-            span.set_attributes(send_data_attributes(ctx, contents, event_id))
-        except Exception:  # telemetry must never break a run
-            logger.exception("Could not record the attributes of the send_data span")
-
-    def __enter__(self) -> SendDataSpan:
-        from opentelemetry import context, trace
-
-        self._token = context.attach(trace.set_span_in_context(self.span))
-        return self
-
-    def __exit__(self, exc_type: Any, error: BaseException | None, tb: Any) -> None:
-        from opentelemetry import context
-
-        from pyadk.telemetry.spans import _record_error
-
-        context.detach(self._token)  # type: ignore[arg-type]
-        span = self.span
-        if isinstance(error, asyncio.CancelledError):
-            span.set_attribute(attr.INTERRUPTED, "cancelled")
-        elif isinstance(error, Exception):
-            _record_error(span, error)
-        span.end()
+        self._start(tracer, "send_data", lambda: send_data_attributes(ctx, contents, event_id))
 
 
 def send_data_attributes(

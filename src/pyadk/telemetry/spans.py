@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from pyadk.telemetry import attributes as attr
 
@@ -328,8 +328,43 @@ def trace_llm_call(
     return _run_in_span(responses, _LlmCallRecorder(tracer, ctx, llm_request, response_event))
 
 
+# -- spans current inside a block -----------------------------------------------------------
+class CurrentSpan:
+    """A span that is current inside a ``with`` block (no ``yield`` may happen in it):
+    ended on exit, an exception recorded as its error, a cancellation marked."""
+
+    span: Span
+    _token: object = None
+
+    def _start(self, tracer: Tracer, name: str, attributes: Callable[[], dict[str, Any]]) -> None:
+        self.span = span = tracer.start_span(name)
+        if not span.is_recording():
+            return
+        try:
+            span.set_attributes(attributes())
+        except Exception:  # telemetry must never break a run
+            logger.exception("Could not record the attributes of span %r", name)
+
+    def __enter__(self) -> Self:
+        from opentelemetry import context, trace
+
+        self._token = context.attach(trace.set_span_in_context(self.span))
+        return self
+
+    def __exit__(self, exc_type: Any, error: BaseException | None, tb: Any) -> None:
+        from opentelemetry import context
+
+        context.detach(self._token)  # type: ignore[arg-type]
+        span = self.span
+        if isinstance(error, asyncio.CancelledError):
+            span.set_attribute(attr.INTERRUPTED, "cancelled")
+        elif isinstance(error, Exception):
+            _record_error(span, error)
+        span.end()
+
+
 # -- tool call -----------------------------------------------------------------------------
-class ToolSpan:
+class ToolSpan(CurrentSpan):
     """``with ToolSpan(...) as span:`` around one tool call: an ``execute_tool <name>``
     span, current inside the block (no ``yield`` may happen in it)."""
 
@@ -341,15 +376,11 @@ class ToolSpan:
         tool: BaseTool | None,
         event_id: str,
     ) -> None:
-        name = call.name or ""
-        self.span = span = tracer.start_span(f"execute_tool {name}")
-        self._token: object = None
-        if not span.is_recording():
-            return
-        try:
-            span.set_attributes(_tool_attributes(ctx, call, tool, event_id))
-        except Exception:  # telemetry must never break a run
-            logger.exception("Could not record the attributes of tool span %r", name)
+        self._start(
+            tracer,
+            f"execute_tool {call.name or ''}",
+            lambda: _tool_attributes(ctx, call, tool, event_id),
+        )
 
     def record(self, response: dict[str, Any] | None) -> None:
         """Records the tool's response (None: a long-running tool that answers later).
@@ -366,23 +397,6 @@ class ToolSpan:
                 _set_error_status(span, "tool_error", error)
         except Exception:  # telemetry must never break a run
             logger.exception("Could not record the response of tool span %r", span)
-
-    def __enter__(self) -> ToolSpan:
-        from opentelemetry import context, trace
-
-        self._token = context.attach(trace.set_span_in_context(self.span))
-        return self
-
-    def __exit__(self, exc_type: Any, error: BaseException | None, tb: Any) -> None:
-        from opentelemetry import context
-
-        context.detach(self._token)  # type: ignore[arg-type]
-        span = self.span
-        if isinstance(error, asyncio.CancelledError):
-            span.set_attribute(attr.INTERRUPTED, "cancelled")
-        elif isinstance(error, Exception):
-            _record_error(span, error)
-        span.end()
 
 
 def _tool_attributes(
