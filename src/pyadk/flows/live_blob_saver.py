@@ -99,11 +99,15 @@ def _is_audio(blob: types.Blob | None) -> bool:
     )
 
 
+def _keep(chunks: list[_Chunk], role: str, blob: types.Blob, timestamp: float) -> None:
+    """Keeps a copy of an audio ``blob`` in ``chunks`` until the next flush."""
+    chunks.append(_Chunk(role, types.Blob(data=blob.data, mime_type=blob.mime_type), timestamp))
+
+
 def cache_user_blob(ctx: InvocationContext, blob: types.Blob) -> None:
     """Keeps a realtime blob the user sent (audio only) until the next flush."""
     if _is_audio(blob):
-        chunk = types.Blob(data=blob.data, mime_type=blob.mime_type)  # a copy
-        _cache(ctx).user.append(_Chunk("user", chunk, time.time()))
+        _keep(_cache(ctx).user, "user", blob, time.time())
 
 
 async def save_live_blobs(ctx: InvocationContext, event: Event) -> list[Event]:
@@ -116,8 +120,7 @@ async def save_live_blobs(ctx: InvocationContext, event: Event) -> list[Event]:
         for part in content.parts:
             blob = part.inline_data
             if blob is not None and _is_audio(blob):
-                chunk = types.Blob(data=blob.data, mime_type=blob.mime_type)
-                _cache(ctx).model.append(_Chunk("model", chunk, now))
+                _keep(_cache(ctx).model, "model", blob, now)
     if event.interrupted:  # the model stops: its audio so far is complete
         return await _flush(ctx, user=False)
     if event.turn_complete:
@@ -139,14 +142,12 @@ async def _flush(ctx: InvocationContext, *, user: bool) -> list[Event]:
     if cache is None:
         return []
     saved: list[Event] = []
-    if user and cache.user:
-        chunks, cache.user = cache.user, []  # audio cached meanwhile waits for the next
-        event = await _save(ctx, chunks, "input_audio")
-        if event is not None:
-            saved.append(event)
-    if cache.model:
-        chunks, cache.model = cache.model, []
-        event = await _save(ctx, chunks, "output_audio")
+    for role, kind in (("user", "input_audio"), ("model", "output_audio")):
+        chunks = getattr(cache, role)
+        if not chunks or (role == "user" and not user):
+            continue
+        setattr(cache, role, [])  # audio cached meanwhile waits for the next flush
+        event = await _save(ctx, chunks, kind)
         if event is not None:
             saved.append(event)
     return saved

@@ -76,18 +76,16 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
             "runs with Runner.run_live(live_request_queue=...)."
         )
     if queue._ended:  # the client closed the run before this agent's turn
-        async with aclosing(_save_cached_audio(ctx)) as saved:
-            async for event in saved:
-                yield event
+        for event in await _saved_audio(ctx):
+            yield event
         return
     llm_request = construct(LlmRequest, live_connect_config=types.LiveConnectConfig())
     async with aclosing(flow._preprocess_async(ctx, llm_request)) as events:
         async for event in events:
             yield event
     if ctx.end_invocation:
-        async with aclosing(_save_cached_audio(ctx)) as saved:
-            async for event in saved:
-                yield event
+        for event in await _saved_audio(ctx):
+            yield event
         return
     _add_transcriptions_to_history(ctx, agent, llm_request)
     if agent.output_schema is not None:
@@ -134,9 +132,8 @@ async def run_live_flow(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncGener
         )
     transfer = session.transfer_target
     if transfer is None:  # the session ended: the audio no control event saved
-        async with aclosing(_save_cached_audio(ctx)) as saved:
-            async for event in saved:
-                yield event
+        for event in await _saved_audio(ctx):
+            yield event
     else:
         target = agent.root_agent.find_agent(transfer)
         if target is None:
@@ -438,14 +435,14 @@ class _LiveSession:
         yield event
 
 
-async def _save_cached_audio(ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+async def _saved_audio(ctx: InvocationContext) -> list[Event]:
     """``save_live_blob``: the events of the audio still cached as an agent's live
     session ends, once saved (not on a transfer: the target goes on with the cache)."""
-    if ctx.run_config.save_live_blob:
-        from pyadk.flows.live_blob_saver import save_at_session_end
+    if not ctx.run_config.save_live_blob:
+        return []
+    from pyadk.flows.live_blob_saver import save_at_session_end
 
-        for event in await save_at_session_end(ctx):
-            yield event
+    return await save_at_session_end(ctx)
 
 
 async def _send_history(

@@ -167,9 +167,7 @@ async def _drive(
                 else:
                     content = _response_content(name, call_id, value)
                     queue.send(_ToolChunk(content=content, partial=True))
-    except asyncio.CancelledError:
-        raise
-    except Exception:
+    except Exception:  # (a cancellation is not one: it ends the task as it is)
         # The model waits for the call's results: it is told the call failed (without
         # the details, which are logged).
         logger.exception(
@@ -211,8 +209,7 @@ def _emit(
 def _response_content(name: str, call_id: str, value: Any) -> types.Content:
     """A yielded value as a function response of the call."""
     if isinstance(value, types.FunctionResponse):  # its payload; the call's id and name
-        value = value.model_copy(update={"id": call_id, "name": name})
-        response = value
+        response = value.model_copy(update={"id": call_id, "name": name})
     elif isinstance(value, dict):
         response = construct(types.FunctionResponse, id=call_id, name=name, response=value)
     else:
@@ -224,8 +221,7 @@ def _response_content(name: str, call_id: str, value: Any) -> types.Content:
 def _takes_input_stream(tool: FunctionTool) -> bool:
     """True when the function has an ``input_stream`` parameter for a LiveRequestQueue
     (annotated so, or not annotated)."""
-    target = tool.func if inspect.isroutine(tool.func) else type(tool.func).__call__
-    parameter = inspect.signature(target).parameters.get("input_stream")
+    parameter = tool._signature_parameters.get("input_stream")
     if parameter is None:
         return False
     annotation = parameter.annotation

@@ -63,7 +63,9 @@ class FunctionTool(BaseTool):
             streams_progress=streams_progress,
         )
         target = func if inspect.isroutine(func) else getattr(func, "__call__", func)  # noqa: B004
-        self._takes_tool_context = "tool_context" in inspect.signature(target).parameters
+        self._signature_parameters = inspect.signature(target).parameters
+        """The function's parameters (the hidden ones the framework fills included)."""
+        self._takes_tool_context = "tool_context" in self._signature_parameters
         self._is_async = inspect.iscoroutinefunction(target)
         self._is_async_gen = inspect.isasyncgenfunction(target)
 
@@ -122,10 +124,8 @@ class FunctionTool(BaseTool):
             generator = self.func(**kwargs)
             return generator if as_generator else await _last_value(generator, tool_context)
         pool = _pool_config(tool_context)
-        if pool is not None:
-            result = await run_in_tool_pool(pool, self.func, **kwargs)
-        elif getattr(tool_context, "concurrent", False) or self.streams_progress:
-            result = await asyncio.to_thread(self.func, **kwargs)
+        if pool is not None or getattr(tool_context, "concurrent", False) or self.streams_progress:
+            result = await run_off_loop(pool, self.func, **kwargs)
         else:
             result = self.func(**kwargs)
         if inspect.isawaitable(result):
@@ -147,6 +147,16 @@ async def _last_value(generator: AsyncGenerator[Any, None], tool_context: ToolCo
     finally:
         await generator.aclose()
     return last
+
+
+async def run_off_loop(
+    pool: ToolThreadPoolConfig | None, func: Callable[..., Any], **kwargs: Any
+) -> Any:
+    """``func(**kwargs)`` off the event loop: on the run's tool thread ``pool`` when it
+    has one (see :func:`_pool_config`), else in a worker thread."""
+    if pool is not None:
+        return await run_in_tool_pool(pool, func, **kwargs)
+    return await asyncio.to_thread(func, **kwargs)
 
 
 def _in_live_run(tool_context: ToolContext | None) -> bool:

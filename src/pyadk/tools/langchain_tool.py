@@ -5,7 +5,6 @@ Needs the ``langchain`` extra (``pip install 'pyadk[langchain]'``).
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,8 +18,7 @@ from pyadk.tools.function_declarations import (
     schema_for_model,
     validate_arguments,
 )
-from pyadk.tools.function_tool import FunctionTool, _pool_config
-from pyadk.utils.tool_thread_pool import run_in_tool_pool
+from pyadk.tools.function_tool import FunctionTool, _pool_config, run_off_loop
 
 try:
     from langchain_core.tools import BaseTool as LangchainBaseTool
@@ -170,7 +168,7 @@ class LangchainTool(FunctionTool):
             args = {key: value for key, value in args.items() if key in self._properties}
         if _has_async_implementation(tool):
             return await tool.ainvoke(args)
-        return await _in_thread(tool_context, tool.invoke, input=args)
+        return await run_off_loop(_pool_config(tool_context), tool.invoke, input=args)
 
     def _argument_errors(self, tool: LangchainBaseTool, args: dict[str, Any]) -> list[str]:
         schema = tool.tool_call_schema if tool.args_schema is not None else None
@@ -188,7 +186,7 @@ class LangchainTool(FunctionTool):
             return _bad_arguments(self.name, errors)
         if inspect.iscoroutinefunction(self.func):
             return await self.func(**kwargs)
-        result = await _in_thread(tool_context, self.func, **kwargs)
+        result = await run_off_loop(_pool_config(tool_context), self.func, **kwargs)
         return await result if inspect.isawaitable(result) else result
 
 
@@ -198,14 +196,6 @@ def _bad_arguments(name: str, errors: list[str]) -> dict[str, str]:
         + "; ".join(errors)
         + ". Fix the arguments and call the tool again."
     }
-
-
-async def _in_thread(tool_context: ToolContext, func: Callable[..., Any], **kwargs: Any) -> Any:
-    """``func(**kwargs)`` off the event loop: on the run's tool pool if it has one."""
-    pool = _pool_config(tool_context)
-    if pool is not None:
-        return await run_in_tool_pool(pool, func, **kwargs)
-    return await asyncio.to_thread(func, **kwargs)
 
 
 def _strip(schema: dict[str, Any]) -> dict[str, Any]:
