@@ -281,6 +281,7 @@ python benchmarks/run.py --quick          # smaller sizes, 2 repeats, results JS
 python benchmarks/run.py --scenarios a,i  # some scenarios (a = a_new + a_reused)
 python benchmarks/run.py --sides pyadk    # pyadk only, no google-adk venv needed
 python benchmarks/adapters/pyadk_side.py --scenario c --profile 25   # where time goes
+python benchmarks/breakdown.py --scenario c   # pyadk's parts timed inside a run, per turn
 ```
 
 On first use, `run.py` creates `benchmarks/.venv-adk`, which is git-ignored, and installs
