@@ -262,3 +262,29 @@ def test_report_page_has_the_table_and_plot_and_no_python_blocks():
     )
     assert "![Per-turn cost vs session length, pyadk and google-adk](plot.png)" in page
     assert "```python" not in page  # tests/docs runs python blocks of docs pages
+
+
+def test_breakdown_times_pyadk_parts_per_turn():
+    """benchmarks/breakdown.py runs a scenario twice and reports the second run's parts
+    per turn: PoC 6 stores 8 events through append_event (the user's goes in with the
+    lease claim), encodes all 9, and makes one tool call."""
+    import re
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "breakdown.py"), "--scenario", "c", "--size", "runs=3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {
+        match[1]: (float(match[2]), float(match[3]))
+        for match in re.finditer(r"^\s*(.+?)\s{2,}([\d.]+) µs\s+([\d.]+) calls$", done.stdout, re.M)
+    }
+    assert "per turn (13 turns):" in done.stdout  # 3 runs + 10 warm-up turns
+    assert rows["append_event"][1] == 8.0
+    assert rows["encode (inside append)"][1] == 9.0
+    assert rows["function calls"][1] == 1.0
+    assert all(spent > 0 for spent, _ in rows.values())
