@@ -268,13 +268,15 @@ def test_breakdown_times_pyadk_parts_per_turn():
     """benchmarks/breakdown.py runs a scenario twice and reports the second run's parts
     per turn: PoC 6 stores 8 events through append_event (the user's goes in with the
     lease claim), encodes all 9, and makes one tool call."""
+    import os
     import re
     import subprocess
 
     done = subprocess.run(
         [sys.executable, str(BENCH / "breakdown.py"), "--scenario", "c", "--size", "runs=3"],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
         timeout=120,
         check=False,
     )
