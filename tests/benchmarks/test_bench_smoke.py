@@ -7,6 +7,9 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import math
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -268,10 +271,6 @@ def test_breakdown_times_pyadk_parts_per_turn():
     """benchmarks/breakdown.py runs a scenario twice and reports the second run's parts
     per turn: PoC 6 stores 8 events through append_event (the user's goes in with the
     lease claim), encodes all 9, and makes one tool call."""
-    import os
-    import re
-    import subprocess
-
     done = subprocess.run(
         [sys.executable, str(BENCH / "breakdown.py"), "--scenario", "c", "--size", "runs=3"],
         capture_output=True,
