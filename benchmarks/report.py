@@ -15,6 +15,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import instructions  # noqa: E402
 import run  # noqa: E402
 
 INTRO = """\
@@ -103,7 +104,14 @@ def _spread(summary: dict[str, Any], metric: str, side: str) -> str:
     return "-" if spread is None else f"{spread:.0f}%"
 
 
-def render(report: dict[str, Any], results_path: str, plot_name: str) -> str:
+def render(
+    report: dict[str, Any],
+    results_path: str,
+    plot_name: str,
+    instructions: dict[str, Any] | None = None,
+) -> str:
+    """The page for a results file of ``run.py`` (and, when given, one of
+    ``instructions.py``)."""
     summary = report["results"]
     versions = report.get("versions", {})
     out = [INTRO.format(adk_version=versions.get("google-adk") or run.ADK_VERSION)]
@@ -177,6 +185,9 @@ def render(report: dict[str, Any], results_path: str, plot_name: str) -> str:
         '"no growth" means that pyadk\'s cost did not grow measurably. The targets come '
         "from issue 8.\n"
     )
+
+    if instructions is not None:
+        out.append(instructions_section(instructions))
 
     out.append("## Per-turn cost vs session length\n")
     out.append(f"![Per-turn cost vs session length, pyadk and google-adk]({plot_name})\n")
@@ -282,6 +293,7 @@ python benchmarks/run.py --scenarios a,i  # some scenarios (a = a_new + a_reused
 python benchmarks/run.py --sides pyadk    # pyadk only, no google-adk venv needed
 python benchmarks/adapters/pyadk_side.py --scenario c --profile 25   # where time goes
 python benchmarks/breakdown.py --scenario c   # pyadk's parts timed inside a run, per turn
+python benchmarks/instructions.py         # instructions per unit, both frameworks (valgrind)
 ```
 
 On first use, `run.py` creates `benchmarks/.venv-adk`, which is git-ignored, and installs
@@ -295,6 +307,31 @@ page again from a results file.
     if ANALYSIS.exists():  # hand-written: where the time goes, what limits the ratios
         out.append(ANALYSIS.read_text(encoding="utf-8"))
     return "\n".join(out)
+
+
+def instructions_section(counted: dict[str, Any]) -> str:
+    """The section on instruction counts (a results file of ``instructions.py``)."""
+    rows = [
+        [*cells[:-1], "yes" if cells[-1] == "yes" else ("**no**" if cells[-1] == "NO" else "-")]
+        for cells in instructions.table_rows(counted["results"])
+    ]
+    when = counted["date"][:16].replace("T", " ")
+    return "\n".join(
+        [
+            "## Instructions per unit (callgrind)\n",
+            "The timed ratios above move with the host; instruction counts do not. "
+            "`python benchmarks/instructions.py` runs each scenario whose cost is the "
+            "framework's own work under `valgrind --tool=callgrind`, twice per framework at "
+            "two sizes, and divides the difference of the totals by the difference of the "
+            "units, so start-up, imports, set-up and cold first turns cancel out "
+            f"(`PYTHONHASHSEED=0`, garbage collection on). Counted {when}, pyadk at "
+            f"`{counted['pyadk_revision']}`, Python {counted['python']}. An instruction is "
+            "not a unit of time (a cache miss costs hundreds of cycles), so these figures "
+            "complement the timed ones and do not replace them.\n",
+            _md_table(instructions.HEADER, rows),
+            "",
+        ]
+    )
 
 
 def _ms(us: float | None) -> str:
@@ -314,7 +351,15 @@ def write(
         if results_path.is_relative_to(run.REPO)
         else (results_path)
     )
-    doc.write_text(render(report, str(rel), plot.name))
+    counted = instructions.newest_results()
+    doc.write_text(
+        render(
+            report,
+            str(rel),
+            plot.name,
+            json.loads(counted.read_text(encoding="utf-8")) if counted else None,
+        )
+    )
     python = sys.executable if importlib.util.find_spec("matplotlib") else adk_python
     if python is None:
         print("matplotlib not found: plot not drawn", file=sys.stderr)

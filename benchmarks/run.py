@@ -427,9 +427,13 @@ HEADER = ["scenario", "unit", "google-adk", "pyadk", "pyadk better by (range)", 
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    body = table_rows(rows)
-    widths = [max(len(str(x)) for x in col) for col in zip(HEADER, *body, strict=True)]
-    for line in [HEADER, ["-" * w for w in widths], *body]:
+    print_rows(HEADER, table_rows(rows))
+
+
+def print_rows(header: list[str], body: list[list[str]]) -> None:
+    """A plain-text table: ``header``, a rule, then ``body``, columns padded."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *body, strict=True)]
+    for line in [header, ["-" * w for w in widths], *body]:
         print("  ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)))
 
 
