@@ -69,8 +69,8 @@ def count_instructions(
     python: Path, side: str, scenario: str, sizes: dict[str, int], timeout: float
 ) -> int:
     """The instructions callgrind counts for one run of the scenario's adapter process
-    (raises RuntimeError when the scenario's behaviour check fails or nothing is
-    counted)."""
+    (raises RuntimeError when the scenario's behaviour check fails, the process times
+    out or nothing is counted)."""
     cmd = [
         "valgrind",
         "--tool=callgrind",
@@ -83,9 +83,12 @@ def count_instructions(
     for key, value in sizes.items():
         cmd += ["--size", f"{key}={value}"]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=timeout, cwd=run.REPO, env=env, check=False
-    )
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, cwd=run.REPO, env=env, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{side} {scenario} {sizes}: timed out after {timeout:g} s") from None
     result = next(
         (
             json.loads(line.removeprefix("BENCH_RESULT "))
@@ -222,7 +225,11 @@ def main(argv: list[str] | None = None) -> int:
             "counted": counted.count,  # each side's "counts" are its two values
         }
         for side in sides:
-            entry[side] = measure(counted, pythons[side], side, scenario, args.timeout)
+            try:
+                entry[side] = measure(counted, pythons[side], side, scenario, args.timeout)
+            except RuntimeError as error:
+                print(f"FAILED {error}", file=sys.stderr)
+                return 1
             print(
                 f"{scenario:6} {side:10} {entry[side]['instructions_per_unit']:>12,} "
                 f"instructions/{entry['unit']}",

@@ -108,7 +108,7 @@ def render(
     report: dict[str, Any],
     results_path: str,
     plot_name: str,
-    instructions: dict[str, Any] | None = None,
+    counted: dict[str, Any] | None = None,
 ) -> str:
     """The page for a results file of ``run.py`` (and, when given, one of
     ``instructions.py``)."""
@@ -159,7 +159,7 @@ def render(
                 f"{py} ({_spread(summary, r['metric'], 'pyadk')})",
                 adv,
                 target,
-                "yes" if met == "yes" else ("**no**" if met == "NO" else met),
+                _md_met(met),
             ]
         )
     out.append(
@@ -186,8 +186,8 @@ def render(
         "from issue 8.\n"
     )
 
-    if instructions is not None:
-        out.append(instructions_section(instructions))
+    if counted is not None:
+        out.append(instructions_section(counted))
 
     out.append("## Per-turn cost vs session length\n")
     out.append(f"![Per-turn cost vs session length, pyadk and google-adk]({plot_name})\n")
@@ -312,8 +312,7 @@ page again from a results file.
 def instructions_section(counted: dict[str, Any]) -> str:
     """The section on instruction counts (a results file of ``instructions.py``)."""
     rows = [
-        [*cells[:-1], "yes" if cells[-1] == "yes" else ("**no**" if cells[-1] == "NO" else "-")]
-        for cells in instructions.table_rows(counted["results"])
+        [*cells[:-1], _md_met(cells[-1])] for cells in instructions.table_rows(counted["results"])
     ]
     when = counted["date"][:16].replace("T", " ")
     return "\n".join(
@@ -332,6 +331,11 @@ def instructions_section(counted: dict[str, Any]) -> str:
             "",
         ]
     )
+
+
+def _md_met(met: str) -> str:
+    """A "met" cell of a plain-text table, for the page: a miss in bold."""
+    return "**no**" if met == "NO" else met
 
 
 def _ms(us: float | None) -> str:

@@ -141,3 +141,16 @@ def test_counts_poc6_on_pyadk(tmp_path):
     assert entry["pyadk"]["instructions_per_unit"] == round((large - small) / 2)
     assert entry["ratio"] is None  # google-adk was not counted
     assert "instructions/run" in done.stdout
+
+
+def test_a_failed_count_ends_the_run_with_its_reason(monkeypatch, tmp_path, capsys):
+    def failing(*args):
+        raise RuntimeError("pyadk c {'runs': 10}: D answered 'unexpected outcomes {}'")
+
+    monkeypatch.setattr(instructions, "valgrind_version", lambda: "valgrind-3.19.0")
+    monkeypatch.setattr(instructions, "measure", failing)
+    out = tmp_path / "counted.json"
+    argv = ["--sides", "pyadk", "--scenarios", "c", "--output", str(out)]
+    assert instructions.main(argv) == 1
+    assert "FAILED pyadk c {'runs': 10}: D answered" in capsys.readouterr().err
+    assert not out.exists()  # no results file for a failed count
