@@ -75,13 +75,8 @@ def count_instructions(
         "valgrind",
         "--tool=callgrind",
         "--callgrind-out-file=/dev/null",
-        str(python),
-        str(run.ADAPTER[side]),
-        "--scenario",
-        scenario,
+        *run.adapter_command(python, side, scenario, sizes),
     ]
-    for key, value in sizes.items():
-        cmd += ["--size", f"{key}={value}"]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     try:
         proc = subprocess.run(
@@ -89,14 +84,7 @@ def count_instructions(
         )
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"{side} {scenario} {sizes}: timed out after {timeout:g} s") from None
-    result = next(
-        (
-            json.loads(line.removeprefix("BENCH_RESULT "))
-            for line in reversed(proc.stdout.splitlines())
-            if line.startswith("BENCH_RESULT ")
-        ),
-        None,
-    )
+    result = run.result_in(proc.stdout)
     if result is None or not result["check"]["ok"]:
         detail = result["check"]["detail"] if result else f"no result (exit {proc.returncode})"
         raise RuntimeError(f"{side} {scenario} {sizes}: {detail}\n{proc.stderr[-1500:]}")

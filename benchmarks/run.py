@@ -227,13 +227,31 @@ def git_revision() -> str:
 # --------------------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------------------
+_RESULT_PREFIX = "BENCH_RESULT "
+
+
+def adapter_command(python: Path, side: str, scenario: str, sizes: dict[str, Any]) -> list[str]:
+    """The command that runs one scenario on one side (its adapter script)."""
+    cmd = [str(python), str(ADAPTER[side]), "--scenario", scenario]
+    for key, value in sizes.items():
+        cmd += ["--size", f"{key}={value}"]
+    return cmd
+
+
+def result_in(stdout: str) -> dict[str, Any] | None:
+    """The adapter's BENCH_RESULT (its last one) in ``stdout``, or None."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(_RESULT_PREFIX):
+            result: dict[str, Any] = json.loads(line.removeprefix(_RESULT_PREFIX))
+            return result
+    return None
+
+
 def run_one(
     python: Path, side: str, scenario: str, sizes: dict[str, Any], timeout: float
 ) -> dict[str, Any]:
     """One scenario on one side in a fresh subprocess; its BENCH_RESULT, or a failure."""
-    cmd = [str(python), str(ADAPTER[side]), "--scenario", scenario]
-    for key, value in sizes.items():
-        cmd += ["--size", f"{key}={value}"]
+    cmd = adapter_command(python, side, scenario, sizes)
     start = time.perf_counter()
     try:
         proc = subprocess.run(
@@ -246,13 +264,12 @@ def run_one(
             "metrics": {},
             "check": {"ok": False, "detail": f"timed out after {timeout:.0f} s"},
         }
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith("BENCH_RESULT "):
-            result = json.loads(line[len("BENCH_RESULT ") :])
-            result["wall_s"] = time.perf_counter() - start
-            if not result["check"]["ok"]:
-                result["stderr"] = proc.stderr[-2000:]
-            return result
+    result = result_in(proc.stdout)
+    if result is not None:
+        result["wall_s"] = time.perf_counter() - start
+        if not result["check"]["ok"]:
+            result["stderr"] = proc.stderr[-2000:]
+        return result
     return {
         "side": side,
         "scenario": scenario,
