@@ -20,6 +20,7 @@ NOT_LOADED_BY_IMPORT = (
     "concurrent.futures.thread",
     "pyadk.flows.live_flow",
     "pyadk.plugins.logging_plugin",
+    "ctypes",  # loaded by the first Runner (pyadk.utils.attribute_lookup)
     # agents, tools and live mode a program may never use: loaded on first access
     "pyadk.agents.sequential_agent",
     "pyadk.agents.parallel_agent",

@@ -40,6 +40,7 @@ from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_invocation
 from pyadk.tools._paused_calls import calling_agent
 from pyadk.tools.base_toolset import BaseToolset
+from pyadk.utils import attribute_lookup
 from pyadk.utils.fast_models import construct, copy_value
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class Runner:
         plugins: Sequence[BasePlugin] | None = None,
         auto_create_session: bool = False,
     ) -> None:
+        attribute_lookup.enable()  # the models' fast attribute reads, from the first runner on
         self._app = app
         self._compacts = self._compacts_in_turn = False
         if app is not None:

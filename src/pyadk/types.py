@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_serializer, field_validator, model_validator
 
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
 from pyadk.utils.camel_case import to_camel
 
 logger = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ def _is_foreign_model(value: Any) -> bool:
     return isinstance(value, BaseModel) and not isinstance(value, _Base)
 
 
-class _Base(BaseModel):
+class _Base(PlainAttributeLookup, BaseModel):
     """Base of every pyadk content type: camelCase aliases, no unknown fields."""
 
     model_config = ConfigDict(

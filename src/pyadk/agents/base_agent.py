@@ -18,6 +18,7 @@ from pyadk.events.event_actions import EventActions
 from pyadk.events.outcome import AgentOutcome, OutcomeStatus, outcome_state_key
 from pyadk.telemetry import get_tracer
 from pyadk.telemetry.spans import trace_agent
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
 from pyadk.utils.callbacks import as_callback_list, has_listener, plugins_then_callbacks
 from pyadk.utils.event_streams import merge_event_streams
 from pyadk.utils.fast_models import construct, set_field
@@ -28,7 +29,7 @@ AgentCallback = Callable[..., Any]
 """``(callback_context: CallbackContext) -> types.Content | None``, sync or async."""
 
 
-class BaseAgent(BaseModel):
+class BaseAgent(PlainAttributeLookup, BaseModel):
     """Base of every agent. Subclasses implement :meth:`_run_async_impl`.
 
     ``before_agent_callback`` and ``after_agent_callback`` take one callable or a list;

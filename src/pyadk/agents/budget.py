@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyadk.errors import InvocationStop
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
 from pyadk.utils.camel_case import to_camel
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
 """The ``error_code`` of the event that ends a turn over budget."""
 
 
-class Budget(BaseModel):
+class Budget(PlainAttributeLookup, BaseModel):
     """Limits on one invocation; None means no limit on that measure."""
 
     model_config = ConfigDict(

@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
+
 T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
@@ -30,7 +32,7 @@ def _retry_after_of(error: BaseException | None) -> float | None:
     return float(value) if math.isfinite(value) and value >= 0 else None
 
 
-class RetryPolicy(BaseModel):
+class RetryPolicy(PlainAttributeLookup, BaseModel):
     """Retries a failing call with exponential backoff and jitter.
 
     ``attempts`` counts every try (1 = no retry). The n-th retry waits

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pyadk import types
 from pyadk.agents.budget import Budget
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
 from pyadk.utils.deprecation import warn_if_set
 
 logger = logging.getLogger(__name__)
@@ -22,7 +23,7 @@ class StreamingMode(enum.Enum):
     BIDI = "bidi"
 
 
-class ToolThreadPoolConfig(BaseModel):
+class ToolThreadPoolConfig(PlainAttributeLookup, BaseModel):
     """Runs synchronous tool functions (and synchronous function nodes of graph
     workflows) on a thread pool of ``max_workers`` threads, so that a blocking call
     never holds up the event loop (``RunConfig.tool_thread_pool_config``).
@@ -36,7 +37,7 @@ class ToolThreadPoolConfig(BaseModel):
     """Threads of the pool."""
 
 
-class RunConfig(BaseModel):
+class RunConfig(PlainAttributeLookup, BaseModel):
     """Settings for one ``Runner.run_async`` call."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)

@@ -5,12 +5,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
+
 if TYPE_CHECKING:
     from pyadk.agents.invocation_context import InvocationContext
     from pyadk.code_executors.code_execution_utils import CodeExecutionInput, CodeExecutionResult
 
 
-class BaseCodeExecutor(BaseModel, abc.ABC):
+class BaseCodeExecutor(PlainAttributeLookup, BaseModel, abc.ABC):
     """Runs code blocks found in model responses; the flow feeds the result back.
 
     Set one as ``LlmAgent(code_executor=...)``. When the model's answer contains a code

@@ -8,12 +8,13 @@ from pydantic import BaseModel, ConfigDict
 
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
 
 if TYPE_CHECKING:
     from pyadk.models.base_llm_connection import BaseLlmConnection
 
 
-class BaseLlm(BaseModel):
+class BaseLlm(PlainAttributeLookup, BaseModel):
     """A model. Subclasses implement :meth:`generate_content_async`.
 
     Without streaming it yields one response; with ``stream=True`` it yields partial

@@ -5,13 +5,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyadk import types
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
 from pyadk.utils.fast_models import construct, set_field
 
 if TYPE_CHECKING:
     from pyadk.tools.base_tool import BaseTool
 
 
-class LlmRequest(BaseModel):
+class LlmRequest(PlainAttributeLookup, BaseModel):
     """A model call: model name, history (``contents``), config with the system
     instruction, tool declarations and output schema, and the tools by name."""
 

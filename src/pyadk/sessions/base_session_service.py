@@ -16,12 +16,13 @@ from pyadk.sessions._leases import (
 )
 from pyadk.sessions.session import Session
 from pyadk.sessions.state import State
+from pyadk.utils.attribute_lookup import PlainAttributeLookup
 
 _SEQ_ATTR = "_pyadk_seq"
 """Where a loaded Session object keeps the sequence number it has seen (not a field)."""
 
 
-class GetSessionConfig(BaseModel):
+class GetSessionConfig(PlainAttributeLookup, BaseModel):
     """Limits what ``get_session`` loads: the latest N events and/or those after a time.
 
     ``num_recent_events`` of None or 0 loads every event (as google-adk does)."""
@@ -32,7 +33,7 @@ class GetSessionConfig(BaseModel):
     after_timestamp: float | None = None
 
 
-class ListSessionsResponse(BaseModel):
+class ListSessionsResponse(PlainAttributeLookup, BaseModel):
     """The sessions of a user (without their events)."""
 
     model_config = ConfigDict(defer_build=True)
