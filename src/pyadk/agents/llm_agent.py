@@ -10,7 +10,7 @@ import sys
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from pyadk import types
 from pyadk.agents.base_agent import BaseAgent
@@ -87,15 +87,18 @@ class LlmAgent(BaseAgent):
     after_tool_callback: ToolCallback | list[ToolCallback] | None = None
     on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
 
-    # Caches of derived objects (see _Derived).
-    _derived: "_Derived" = PrivateAttr(default_factory=lambda: _Derived())
+    # Caches of derived objects (see _Derived), in a slot rather than a pydantic private
+    # attribute: a model class with private attributes keeps pydantic's slow attribute
+    # lookup (pyadk.utils.attribute_lookup). Copies start with no cache.
+    __slots__ = ("_derived",)
 
     @property
     def _cache(self) -> "_Derived":
-        # Straight from the private-attribute slot: pydantic's __getattr__ is slow.
-        private = self.__pydantic_private__
-        assert private is not None
-        cache: _Derived = private["_derived"]
+        try:
+            cache: _Derived = self._derived  # type: ignore[attr-defined]
+        except AttributeError:  # a new agent, or a copy
+            cache = _Derived()
+            object.__setattr__(self, "_derived", cache)
         return cache
 
     @field_validator("global_instruction")
