@@ -153,6 +153,8 @@ class _Slot:
         wrapper = read(id(_WithGetattr) + offset).value
         if not wrapper or wrapper == generic or read(id(BaseModel) + offset).value != wrapper:
             return None
+        modified = ctypes.pythonapi.PyType_Modified
+        modified.argtypes, modified.restype = [ctypes.py_object], None
         return cls(ctypes, offset, generic, wrapper)
 
     def read(self, cls: type) -> int | None:
@@ -168,7 +170,7 @@ class _Slot:
                 return
             self._ctypes.c_void_p.from_address(id(cls) + self._offset).value = self.generic
             # Drop what the interpreter cached about the class (specialized lookups).
-            self._ctypes.pythonapi.PyType_Modified(self._ctypes.py_object(cls))
+            self._ctypes.pythonapi.PyType_Modified(cls)
 
 
 __all__ = ["ENV_SWITCH", "PlainAttributeLookup", "enable", "has_plain_lookup", "qualifies"]
