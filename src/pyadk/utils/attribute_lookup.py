@@ -26,6 +26,7 @@ the :class:`~pyadk.runners.Runner` calls, so importing pyadk does not load it.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import sysconfig
@@ -104,7 +105,7 @@ def qualifies(cls: type[BaseModel]) -> bool:
 def has_plain_lookup(cls: type) -> bool:
     """True when ``cls`` uses CPython's plain attribute lookup (False where that cannot
     be told: see the module docstring)."""
-    slot = _slot if _enabled else _Slot.find()
+    slot = _Slot.find()
     return slot is not None and slot.read(cls) == slot.generic
 
 
@@ -120,8 +121,10 @@ class _Slot:
         """Address of the slot wrapper of classes defining ``__getattr__``."""
 
     @classmethod
+    @functools.cache
     def find(cls) -> _Slot | None:
-        """The slot, checked against this interpreter; None where it does not apply."""
+        """The slot, checked against this interpreter (once); None where it does not
+        apply."""
         if (
             sys.implementation.name != "cpython"
             or sys.version_info[:2] not in _SUPPORTED
@@ -157,8 +160,12 @@ class _Slot:
         modified.argtypes, modified.restype = [ctypes.py_object], None
         return cls(ctypes, offset, generic, wrapper)
 
+    def _cell(self, cls: type) -> Any:
+        """``cls``'s slot, as a ``ctypes.c_void_p`` over the type object's memory."""
+        return self._ctypes.c_void_p.from_address(id(cls) + self._offset)
+
     def read(self, cls: type) -> int | None:
-        value: int | None = self._ctypes.c_void_p.from_address(id(cls) + self._offset).value
+        value: int | None = self._cell(cls).value
         return value
 
     def give(self, cls: type[BaseModel]) -> None:
@@ -168,7 +175,7 @@ class _Slot:
         with _lock:
             if self.read(cls) != self._wrapper:
                 return
-            self._ctypes.c_void_p.from_address(id(cls) + self._offset).value = self.generic
+            self._cell(cls).value = self.generic
             # Drop what the interpreter cached about the class (specialized lookups).
             self._ctypes.pythonapi.PyType_Modified(cls)
 
