@@ -182,7 +182,11 @@ class Runner:
         config = run_config or construct(RunConfig)  # the defaults need no validation
         message: types.Content | None = None
         if new_message is not None:
-            message = types.Content.model_validate(new_message)
+            message = (
+                new_message  # what model_validate returns for one (no revalidation)
+                if isinstance(new_message, types.Content)
+                else types.Content.model_validate(new_message)
+            )
             if not message.parts:
                 raise ValueError("new_message has no parts: send at least one text or data part.")
         answering = answers_a_request(message)

@@ -333,8 +333,12 @@ def _place_responses_after_calls(events: list[Event]) -> list[Event]:
 def _responses_follow_calls(events: list[Event], previous: Event | None = None) -> bool:
     """True when every tool-result event directly follows the call event it answers."""
     for event in events:
-        response_ids = _response_ids(event)
-        if response_ids and (previous is None or not response_ids <= _call_ids(previous)):
-            return False
+        content = event.content
+        parts = content.parts if content is not None else None
+        # Most events hold one part that is no tool result: nothing to look up.
+        if parts and (len(parts) > 1 or parts[0].function_response is not None):
+            response_ids = _response_ids(event)
+            if response_ids and (previous is None or not response_ids <= _call_ids(previous)):
+                return False
         previous = event
     return True
