@@ -276,3 +276,32 @@ def test_only_histories_of_some_length_are_cached():
     extended = build_contents([*long, *_chat(1)], agent_name="bot", branch=None, cache_key="long")
     assert [c.model_dump() for c in extended[: len(built)]] == [c.model_dump() for c in built]
     assert len(extended) == len(built) + 2 and cache.get("long").count == len(long) + 2
+
+
+def test_late_result_in_a_later_part_is_still_moved_after_its_call():
+    """An event of several parts is checked for tool results whatever its first part."""
+    call = types.FunctionCall(id="c1", name="lookup", args={})
+    result = types.FunctionResponse(id="c1", name="lookup", response={"value": 1})
+    events = [
+        _event("user", "question", role="user"),
+        Event(
+            author="a", content=types.Content(role="model", parts=[types.Part(function_call=call)])
+        ),
+        _event("a", "waiting"),
+        Event(
+            author="a",
+            content=types.Content(
+                role="user",
+                parts=[types.Part(text="note"), types.Part(function_response=result)],
+            ),
+        ),
+        _event("a", "done"),
+    ]
+    contents = build_contents(events, agent_name="a", branch=None)
+    assert _summary(contents) == [
+        ("user", "question"),
+        ("model", "call:lookup"),
+        ("user", ["note", "response:{'value': 1}"]),
+        ("model", "waiting"),
+        ("model", "done"),
+    ]
