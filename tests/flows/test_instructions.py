@@ -125,6 +125,24 @@ async def test_async_instruction_provider_bypasses_templating():
     assert text.startswith("Literal {missing_key}")
 
 
+async def test_a_plain_instruction_is_sent_as_written():
+    assert (await _render("Call your tool, report JSON.")).startswith(
+        "Call your tool, report JSON.\n\n"
+    )
+
+
+async def test_a_subclass_canonical_instruction_is_used_for_a_string_instruction():
+    class Prefixed(LlmAgent):
+        async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
+            text, bypass = await super().canonical_instruction(ctx)
+            return f"[prefixed] {text}", bypass
+
+    model = ScriptedModel(["ok"])
+    agent = Prefixed(name="a", model=model, instruction="Hello {name}.")
+    text = await _system_instruction(agent, model, state={"name": "Ada"})
+    assert text.startswith("[prefixed] Hello Ada.")
+
+
 # -- global instruction, identity, order ----------------------------------------------------
 
 

@@ -6,9 +6,9 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pyadk import types
 from pyadk.agents import pause
@@ -22,7 +22,7 @@ from pyadk.events.event import Event
 from pyadk.events.event_actions import EventActions
 from pyadk.flows import functions, tool_confirmations
 from pyadk.flows.client_requests import calls_event, has_client_answers
-from pyadk.flows.processors.base import SilentRequestProcessor
+from pyadk.flows.processors.base import SilentRequestProcessor, SyncRequestProcessor
 from pyadk.flows.toolset_auth import auth_toolsets, toolset_auth_request
 from pyadk.models.llm_request import LlmRequest
 from pyadk.models.llm_response import LlmResponse
@@ -46,6 +46,22 @@ if TYPE_CHECKING:
     from pyadk.flows.processors.base import BaseLlmRequestProcessor, BaseLlmResponseProcessor
 
 
+_ProcessNow: TypeAlias = "Callable[[InvocationContext, LlmRequest], None]"
+_SilentStep: TypeAlias = "tuple[SilentRequestProcessor, _ProcessNow | None]"
+"""A silent request processor, and its ``process_now`` when the flow may call it."""
+
+
+def _sync_step(processor: SilentRequestProcessor) -> _ProcessNow | None:
+    """``processor.process_now`` when awaiting its ``process`` would only call that
+    (a subclass may override ``process``), else None."""
+    if (
+        isinstance(processor, SyncRequestProcessor)
+        and type(processor).process is SyncRequestProcessor.process
+    ):
+        return processor.process_now
+    return None
+
+
 class BaseLlmFlow:
     """Runs steps until the agent gives a final response.
 
@@ -58,16 +74,22 @@ class BaseLlmFlow:
         self.request_processors: list[BaseLlmRequestProcessor] = []
         self.response_processors: list[BaseLlmResponseProcessor] = []
         self._silent_checked: tuple[BaseLlmRequestProcessor, ...] | None = None
-        self._silent = False
+        self._silent_steps: tuple[_SilentStep, ...] | None = None
 
-    def _all_silent(self) -> bool:
-        """True when no request processor yields events (checked again after the list
-        changes)."""
+    def _silent_plan(self) -> tuple[_SilentStep, ...] | None:
+        """How to run the request processors when none yields events (None when one
+        may): each processor's ``process_now`` to call, or None to await its
+        ``process``. Made again after the list changes."""
         processors = tuple(self.request_processors)
         if processors != self._silent_checked:
-            self._silent = all(isinstance(p, SilentRequestProcessor) for p in processors)
+            silent = [p for p in processors if isinstance(p, SilentRequestProcessor)]
+            self._silent_steps = (
+                tuple((p, _sync_step(p)) for p in silent)
+                if len(silent) == len(processors)
+                else None
+            )
             self._silent_checked = processors
-        return self._silent
+        return self._silent_steps
 
     async def run_async(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Runs steps until a final response (or the invocation ends); the agent's final
@@ -145,8 +167,9 @@ class BaseLlmFlow:
             if counters.compacting_app is not None:  # the token threshold, inside the turn
                 await _compact_over_threshold(ctx, counters.compacting_app)
             llm_request = construct(LlmRequest)
-            if self._all_silent():
-                await self._preprocess_silently(ctx, llm_request)
+            plan = self._silent_plan()
+            if plan is not None:
+                await self._preprocess_silently(ctx, llm_request, plan)
             else:
                 async with aclosing(self._preprocess_async(ctx, llm_request)) as events:
                     async for event in events:
@@ -306,11 +329,22 @@ class BaseLlmFlow:
                     yield event
         await self._process_tools(ctx, llm_request)
 
-    async def _preprocess_silently(self, ctx: InvocationContext, llm_request: LlmRequest) -> None:
-        """:meth:`_preprocess_async` when no processor yields events."""
-        for processor in self.request_processors:
-            await processor.process(ctx, llm_request)  # type: ignore[attr-defined]
-        await self._process_tools(ctx, llm_request)
+    async def _preprocess_silently(
+        self,
+        ctx: InvocationContext,
+        llm_request: LlmRequest,
+        plan: tuple[_SilentStep, ...],
+    ) -> None:
+        """:meth:`_preprocess_async` when no processor yields events (``plan``: see
+        :meth:`_silent_plan`)."""
+        for processor, now in plan:
+            if now is not None:
+                now(ctx, llm_request)
+            else:
+                await processor.process(ctx, llm_request)
+        agent = ctx.agent
+        if isinstance(agent, LlmAgent) and agent.tools:  # else nothing to await
+            await self._process_tools(ctx, llm_request)
 
     async def _process_tools(self, ctx: InvocationContext, llm_request: LlmRequest) -> None:
         agent = ctx.agent

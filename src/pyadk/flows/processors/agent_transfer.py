@@ -7,7 +7,7 @@ from functools import lru_cache
 from pyadk.agents.base_agent import BaseAgent
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.flows.processors.base import SilentRequestProcessor
+from pyadk.flows.processors.base import SyncRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.tools.transfer_to_agent_tool import TransferToAgentTool
 
@@ -34,10 +34,10 @@ def transfer_instruction(agent: LlmAgent, targets: list[BaseAgent]) -> str:
     return "\n".join(lines)
 
 
-class AgentTransferRequestProcessor(SilentRequestProcessor):
+class AgentTransferRequestProcessor(SyncRequestProcessor):
     """Adds ``transfer_to_agent`` limited to sub-agents, and parent/peers when allowed."""
 
-    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+    def process_now(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent):
             return

@@ -43,6 +43,22 @@ class SilentRequestProcessor(BaseLlmRequestProcessor):
         yield  # pragma: no cover
 
 
+class SyncRequestProcessor(SilentRequestProcessor):
+    """A silent request processor that never awaits: it implements :meth:`process_now`.
+
+    The flow calls ``process_now`` directly (no coroutine to make and await); awaiting
+    :meth:`process` does the same. A subclass that overrides ``process`` is awaited.
+    """
+
+    @abc.abstractmethod
+    def process_now(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+        """Updates ``llm_request`` in place."""
+
+    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+        """Runs :meth:`process_now`."""
+        self.process_now(invocation_context, llm_request)
+
+
 class BaseLlmResponseProcessor(abc.ABC):
     """Reads or rewrites the model's response; may yield events."""
 

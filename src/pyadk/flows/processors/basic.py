@@ -5,15 +5,15 @@ from __future__ import annotations
 from pyadk import types
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.flows.processors.base import SilentRequestProcessor
+from pyadk.flows.processors.base import SyncRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.utils.fast_models import construct, copy_model, set_field
 
 
-class BasicRequestProcessor(SilentRequestProcessor):
+class BasicRequestProcessor(SyncRequestProcessor):
     """Sets ``model`` and copies the agent's ``generate_content_config`` into the request."""
 
-    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+    def process_now(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if isinstance(agent, LlmAgent):
             set_field(llm_request, "model", agent.canonical_model.model)

@@ -13,13 +13,13 @@ from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
 from pyadk.events.client_requests import CLIENT_REQUEST_NAMES, REQUEST_INPUT_FUNCTION_CALL_NAME
 from pyadk.events.event import Event
-from pyadk.flows.processors.base import SilentRequestProcessor
+from pyadk.flows.processors.base import SyncRequestProcessor
 from pyadk.flows.processors.contents_cache import CachedHistory, HistoryCache
 from pyadk.models.llm_request import LlmRequest
 from pyadk.utils.fast_models import assembled, construct, copy_model, set_field
 
 
-class ContentsRequestProcessor(SilentRequestProcessor):
+class ContentsRequestProcessor(SyncRequestProcessor):
     """Builds ``llm_request.contents`` from the session events.
 
     Keeps the events of the agent's branch, shows other agents' turns as context
@@ -27,7 +27,7 @@ class ContentsRequestProcessor(SilentRequestProcessor):
     ``include_contents='none'`` keeps only the current turn.
     """
 
-    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+    def process_now(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent):
             return

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pyadk.agents.invocation_context import InvocationContext
-from pyadk.flows.processors.base import SilentRequestProcessor
+from pyadk.flows.processors.base import SyncRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 
 
@@ -15,10 +15,10 @@ def identity_instruction(name: str, description: str) -> str:
     return text
 
 
-class IdentityRequestProcessor(SilentRequestProcessor):
+class IdentityRequestProcessor(SyncRequestProcessor):
     """Adds the agent's name and description to the system instruction."""
 
-    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+    def process_now(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         llm_request.append_instructions([identity_instruction(agent.name, agent.description)])
 

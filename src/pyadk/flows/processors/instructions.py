@@ -20,18 +20,31 @@ class InstructionsRequestProcessor(SilentRequestProcessor):
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent):
             return
-        readonly = ReadonlyContext(invocation_context)
         root = agent.root_agent
         if isinstance(root, LlmAgent) and root.global_instruction:
+            readonly = ReadonlyContext(invocation_context)
             text, bypass = await root.canonical_global_instruction(readonly)
             if not bypass:
                 text = await inject_session_state(text, readonly, agent_name=root.name)
             llm_request.append_instructions([text])
-        if agent.instruction:
+        instruction = agent.instruction
+        if not instruction:
+            return
+        if type(instruction) is str and _plain_canonical_instruction(agent):
+            text = instruction  # what canonical_instruction returns for a string
+            if "{" in text:  # else a template with nothing to fill (no coroutine made)
+                text = await inject_session_state(text, ReadonlyContext(invocation_context))
+        else:
+            readonly = ReadonlyContext(invocation_context)
             text, bypass = await agent.canonical_instruction(readonly)
             if not bypass:
                 text = await inject_session_state(text, readonly)
-            llm_request.append_instructions([text])
+        llm_request.append_instructions([text])
+
+
+def _plain_canonical_instruction(agent: LlmAgent) -> bool:
+    """True when ``agent``'s class keeps LlmAgent's ``canonical_instruction``."""
+    return type(agent).canonical_instruction is LlmAgent.canonical_instruction
 
 
 request_processor = InstructionsRequestProcessor()

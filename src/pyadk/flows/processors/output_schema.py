@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pyadk.agents.invocation_context import InvocationContext
 from pyadk.agents.llm_agent import LlmAgent
-from pyadk.flows.processors.base import SilentRequestProcessor
+from pyadk.flows.processors.base import SyncRequestProcessor
 from pyadk.models.llm_request import LlmRequest
 from pyadk.tools.set_model_response_tool import SetModelResponseTool
 
 
-class OutputSchemaRequestProcessor(SilentRequestProcessor):
+class OutputSchemaRequestProcessor(SyncRequestProcessor):
     """Asks for JSON matching ``output_schema``.
 
     Without tools or transfer targets the schema goes to the model as its response
@@ -17,7 +17,7 @@ class OutputSchemaRequestProcessor(SilentRequestProcessor):
     through the ``set_model_response`` tool, whose arguments are the schema.
     """
 
-    async def process(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+    def process_now(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = invocation_context.agent
         if not isinstance(agent, LlmAgent) or agent.output_schema is None:
             return
