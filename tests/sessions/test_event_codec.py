@@ -458,3 +458,35 @@ def test_a_fields_set_in_another_order_gets_the_same_header():
     object.__setattr__(second, "__pydantic_fields_set__", grown)
     assert encode(first) == encode(second)
     assert roundtrip(second).model_fields_set == {"author", "branch"}
+
+
+def test_an_event_with_values_kept_aside_leaves_nothing_behind_for_the_next():
+    aside = Event(author="a", actions=EventActions(state_delta={"p": Point(1, [2])}))
+    plain = Event(author="a", actions=EventActions(state_delta={"n": 1}))
+    for _ in range(2):  # the events encoded before and after it stay plain bytes
+        first, kept, after = encode(plain), encode(aside), encode(plain)
+        assert type(first) is bytes and type(after) is bytes
+        assert type(kept) is Aside and len(kept.values) == 1
+        assert_exact(decode(kept, Event), aside)
+        assert_exact(decode(after, Event), plain)
+
+
+def test_events_encoded_in_several_threads_at_once_come_back_exact():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def events(i: int) -> list[Event]:
+        return [
+            Event(author=f"a{i}", actions=EventActions(state_delta={"p": Point(i, [i])})),
+            Event(
+                author=f"b{i}",
+                content=types.Content(role="model", parts=[types.Part(text=f"t{i}")]),
+            ),
+        ]
+
+    def work(i: int) -> None:
+        for _ in range(200):
+            for event in events(i):
+                assert_exact(decode(encode(event), Event), event)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(work, range(8)))

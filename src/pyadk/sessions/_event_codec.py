@@ -44,6 +44,7 @@ from pyadk.sessions._codec_layouts import (
     LEAVES,
     TUPLE,
     Layout,
+    ModelEncoder,
     class_id,
     classes,
     direct,
@@ -179,11 +180,39 @@ class _StrictEncoder(_Encoder):
     strict = True
 
 
+class _NeedsAside(Exception):
+    """Raised by the shared encoder where a value must be kept aside."""
+
+
+class _SharedEncoder(_Encoder):
+    """The encoder of events that keep nothing aside (nearly all): one for the process,
+    holding no state, so no encoder object and bound methods are made per event."""
+
+    def keep(self, value: Any) -> tuple[int, int]:
+        raise _NeedsAside
+
+
+_shared = _SharedEncoder()
+_shared_value = _shared.value
+_shared_model = _shared.model
+
+
 def encode(model: BaseModel) -> Encoded:
     """``model`` (an event) in compact form; shares nothing mutable with it."""
+    top = direct.get(type(model))  # what encoder.model() would call, looked up once
+    if top is not None:
+        try:
+            return marshal.dumps(top(model, _shared_value, _shared_model), _MARSHAL_VERSION)
+        except (KeyError, ValueError, _NeedsAside):
+            pass  # the general path below meets the same case, and handles it
+    return _encoded(model, top)
+
+
+def _encoded(model: BaseModel, top: ModelEncoder | None) -> Encoded:
+    """:func:`encode` with an encoder of its own: values kept aside, fields that hold
+    what their annotations do not admit."""
     encoder = _Encoder()
     try:
-        top = direct.get(type(model))  # what encoder.model() would call, looked up once
         if top is None:
             tree = encoder.model(model)
         else:
