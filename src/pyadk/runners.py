@@ -245,8 +245,8 @@ class Runner:
                 source = self._run_with_plugins(ctx)
             append = self.session_service.append_event
             try:
-                async with aclosing(source) as events:
-                    async for event in events:
+                try:  # aclosing(), without its three calls a turn
+                    async for event in source:
                         if plain and not event.partial:
                             await append(session, event)
                         try:
@@ -254,6 +254,8 @@ class Runner:
                         except GeneratorExit:  # the caller stopped reading: the turn ends
                             mark_turn_ending(session)
                             raise
+                finally:
+                    await source.aclose()
             except BudgetExceededError as exceeded:  # the turn ends with one event
                 last = Event(invocation_id=invocation_id, **exceeded_event_fields(exceeded))
                 yield await self._persist(ctx, last)

@@ -281,8 +281,11 @@ class _LeasedTurn:
                 poll = min(poll * 2, self._MAX_POLL)
         object.__setattr__(self._session, _LEASE_ATTR, (self._owner, self._ttl))
         self._loop = loop  # before it is registered: turn_is_live reads it
-        with _open_turns_lock:
+        _open_turns_lock.acquire()  # not `with`: two special-method lookups less
+        try:
             _open_turns[self._owner] = self
+        finally:
+            _open_turns_lock.release()
         if self._renew_by_timer:
             self._schedule_renewal()
         if self._first_event is not None and not appended:
@@ -356,8 +359,11 @@ class _LeasedTurn:
             finally:
                 self._session.__dict__.pop(_LEASE_ATTR, None)
                 self._done = True
-                with _open_turns_lock:
+                _open_turns_lock.acquire()
+                try:
                     _open_turns.pop(self._owner, None)
+                finally:
+                    _open_turns_lock.release()
 
 
 _releases: set[asyncio.Task[None]] = set()

@@ -58,7 +58,7 @@ def seq_in(values: dict[str, Any]) -> int | None:
 
 def set_session_seq(session: Session, seq: int) -> None:
     """Records on ``session`` that it has seen ``seq`` stored events."""
-    object.__setattr__(session, _SEQ_ATTR, seq)
+    session.__dict__[_SEQ_ATTR] = seq  # what object.__setattr__ does, without its lookup
 
 
 class BaseSessionService(abc.ABC):

@@ -19,20 +19,20 @@ from typing import Any
 from pyadk.events.event import Event
 from pyadk.sessions._event_codec import Encoded, decode, encode, field_of
 from pyadk.sessions._leases import (
+    _LEASE_ATTR,
     DEFAULT_LEASE_TTL,
     LeasedTurns,
-    lease_in,
     session_lease,
     turn_is_live,
     writer_refusal,
 )
 from pyadk.sessions._run_cache import Incarnation, RunCache, View
 from pyadk.sessions.base_session_service import (
+    _SEQ_ATTR,
     BaseSessionService,
     GetSessionConfig,
     ListSessionsResponse,
     SessionNotFoundError,
-    seq_in,
     session_seq,
     set_session_seq,
 )
@@ -148,7 +148,8 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         sid = (session_id or "").strip() or random_uuid4()
         key = (app_name, user_id, sid)
         app_delta, user_delta, own = split_scoped_state(state or {}, copy_value)
-        with self._lock:
+        self._lock.acquire()  # not `with` (see append_event)
+        try:
             if key in self._sessions:
                 raise ValueError(
                     f"Session {sid!r} already exists for app {app_name!r}, user {user_id!r}."
@@ -164,6 +165,8 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             )
             self._sessions[key] = stored
             return self._session(stored, [], 0)
+        finally:
+            self._lock.release()
 
     async def get_session(
         self,
@@ -190,7 +193,8 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
 
         A session without events is not cached: many sessions run one turn only."""
         key = (app_name, user_id, session_id)
-        with self._lock:
+        self._lock.acquire()  # not `with` (see append_event)
+        try:
             stored = self._sessions.get(key)
             if stored is None:
                 return None
@@ -206,6 +210,8 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             view.decoded_upto = seq
             self._cache.put(key, view)
             return self._session(stored, events, seq)
+        finally:
+            self._lock.release()
 
     def _session(self, stored: _StoredSession, events: list[Event], seq: int) -> Session:
         """A Session object of ``stored`` with ``events`` and a copy of its merged state."""
@@ -312,10 +318,13 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             return True
 
     async def _release_lease(self, session: Session, owner: str) -> None:
-        with self._lock:
+        self._lock.acquire()  # not `with` (see append_event)
+        try:
             stored = self._sessions.get((session.app_name, session.user_id, session.id))
             if stored is not None and stored.lease_owner == owner:
                 stored.lease_owner, stored.lease_expires = None, 0.0
+        finally:
+            self._lock.release()
 
     async def _claim_lease_and_append(
         self, session: Session, owner: str, ttl: float, event: Event
@@ -327,11 +336,14 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             await self._claim_lease(session, owner, ttl)
             return False
         prepared = self._prepared(event)
-        with self._lock:
+        self._lock.acquire()  # not `with` (see append_event)
+        try:
             stored = self._stored(session)
             self._check_writer(session, stored)
             stored.hold(owner, ttl)
             self._store(session, stored, event, prepared)
+        finally:
+            self._lock.release()
         self._apply_to_session(session, event)
         return True
 
@@ -344,22 +356,25 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         if event.partial:
             return event
         prepared = self._prepared(event)
-        # Read once: each attribute lookup on a model goes through pydantic's __getattr__.
-        values = session.__dict__
-        lease = lease_in(values)
-        with self._lock:
+        values = session.__dict__  # the fields, the lease and the seq, read in one place
+        lease = values.get(_LEASE_ATTR)  # lease_in(values): only pyadk sets it, a tuple
+        lock = self._lock
+        lock.acquire()  # not `with`: its two special-method lookups cost as much again
+        try:
             stored = self._sessions.get((values["app_name"], values["user_id"], values["id"]))
             if stored is None:
                 stored = self._stored(session)  # raises SessionNotFoundError
             if not (
                 lease is not None
                 and lease[0] == stored.lease_owner
-                and seq_in(values) == len(stored.events)
+                and values.get(_SEQ_ATTR) == len(stored.events)  # seq_in(values)
             ):  # else the turn's own writer, up to date: nothing to refuse
                 self._check_writer(session, stored)
             self._store(session, stored, event, prepared)
             if lease is not None:
                 stored.hold(*lease)  # an append renews its turn's lease
+        finally:
+            lock.release()
         self._apply_to_session(session, event)
         return event
 
