@@ -312,7 +312,7 @@ class BaseAgent(PlainAttributeLookup, BaseModel):
         yield  # pragma: no cover
 
     def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:
-        return parent_context.model_copy(update={"agent": self})
+        return parent_context._for_agent(self)
 
     async def _handle_before_agent_callback(self, ctx: InvocationContext) -> Event | None:
         """Runs the before callbacks (the caller checked that one listens)."""

@@ -157,6 +157,15 @@ class InvocationContext:
         new.__dict__ = values
         return new
 
+    def _for_agent(self, agent: BaseAgent) -> InvocationContext:
+        """``model_copy(update={"agent": agent})``, without the update's checks: the
+        context an agent runs in."""
+        values = self.__dict__.copy()
+        values["agent"] = agent
+        new = object.__new__(InvocationContext)
+        new.__dict__ = values
+        return new
+
     def increment_llm_call_count(self) -> None:
         """Counts a model call; raises LlmCallsLimitExceededError past the limit."""
         self._counters.llm_calls += 1

@@ -66,6 +66,7 @@ class _StoredSession:
         "lease_ttl",
         "state",
         "user_id",
+        "viewed",
     )
 
     def __init__(
@@ -84,6 +85,8 @@ class _StoredSession:
         self.incarnation = incarnation
         self.events: list[Encoded] = []
         """Every event, encoded (the source of truth)."""
+        self.viewed = False
+        """Whether the run cache was ever given a view of it (if not, it has none)."""
         self.last_event_id: str | None = None
         self.last_update_time = time.time()
         self.lease_owner: str | None = None
@@ -209,6 +212,7 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
             view.events.extend(events)  # a list of its own: the turn appends to events
             view.decoded_upto = seq
             self._cache.put(key, view)
+            stored.viewed = True
             return self._session(stored, events, seq)
         finally:
             self._lock.release()
@@ -409,13 +413,18 @@ class InMemorySessionService(LeasedTurns, BaseSessionService):
         stored.events.append(kept)
         stored.last_event_id = event.id
         stored.last_update_time = event.timestamp
-        key = (stored.app_name, stored.user_id, stored.id)
-        if self._cache.holds(key, stored.incarnation, seen):
-            # The cached view gets its own copy: never the caller's object, which the
-            # caller may still change.
-            self._cache.extend(
-                key, stored.incarnation, seen, [copy_model(to_store)], update_time=event.timestamp
-            )
+        if stored.viewed:  # (a session never loaded for a run has no view to extend)
+            key = (stored.app_name, stored.user_id, stored.id)
+            if self._cache.holds(key, stored.incarnation, seen):
+                # The cached view gets its own copy: never the caller's object, which the
+                # caller may still change.
+                self._cache.extend(
+                    key,
+                    stored.incarnation,
+                    seen,
+                    [copy_model(to_store)],
+                    update_time=event.timestamp,
+                )
         set_session_seq(session, seen + 1)
 
 
