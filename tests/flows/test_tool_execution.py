@@ -181,6 +181,29 @@ async def test_state_from_concurrent_calls_is_merged() -> None:
     assert (state["a"], state["b"]) == (1, 2)
 
 
+async def test_a_single_call_carries_what_its_tool_records_and_nothing_merge_leaves_out():
+    def record(tool_context: ToolContext) -> str:
+        tool_context.state["seen"] = True
+        tool_context.actions.skip_summarization = True
+        return "ok"
+
+    def set_agent_state(tool_context: ToolContext) -> str:
+        tool_context.actions.agent_state = {"step": 1}  # not a tool's to report
+        tool_context.state["x"] = 1
+        return "ok"
+
+    model = ScriptedModel([[function_call("record")]])
+    events = await TestRunner(LlmAgent(name="a", model=model, tools=[record])).run("go")
+    actions = events[1].actions
+    assert actions.state_delta == {"seen": True} and actions.skip_summarization is True
+
+    model = ScriptedModel([[function_call("set_agent_state")], "done"])
+    runner = TestRunner(LlmAgent(name="a", model=model, tools=[set_agent_state]))
+    events = await runner.run("go")
+    assert events[1].actions.agent_state is None  # as when several calls are merged
+    assert events[1].actions.state_delta == {"x": 1}
+
+
 async def test_async_calls_of_one_response_run_concurrently() -> None:
     ping_ready, pong_ready = asyncio.Event(), asyncio.Event()
 

@@ -410,6 +410,20 @@ def test_no_parameters() -> None:
     assert declaration.description == "Checks the service."
 
 
+def test_a_function_without_parameters_is_called_with_none_of_the_models_arguments() -> None:
+    def ping() -> str:
+        """Checks the service."""
+        return "pong"
+
+    def ping_with_context(tool_context: object) -> str:
+        """Checks the service."""
+        return "pong"
+
+    assert validate_arguments(ping, {}) == ({}, [])
+    assert validate_arguments(ping, {"made_up": 1}) == ({}, [])
+    assert validate_arguments(ping_with_context, {"made_up": 1}) == ({}, [])
+
+
 def test_callable_object() -> None:
     class Weather:
         """Tells the weather."""

@@ -162,15 +162,17 @@ async def handle_function_calls_async(
             raise first from first.__cause__
         results = [task.result() for task in tasks]
     parts: list[types.Part] = []
-    actions = construct(EventActions)
-    for result in results:
-        if result is None:
-            continue
-        part, call_actions = result
-        parts.append(part)
-        actions.merge(call_actions)
-    if not parts:
+    answered = [result for result in results if result is not None]
+    if not answered:
         return None
+    if len(answered) == 1 and _merges_whole(answered[0][1]):
+        part, actions = answered[0]  # what merging it into new actions would give
+        parts.append(part)
+    else:
+        actions = construct(EventActions)
+        for part, call_actions in answered:
+            parts.append(part)
+            actions.merge(call_actions)
     event = construct(
         Event,
         invocation_id=ctx.invocation_id,
@@ -184,6 +186,16 @@ async def handle_function_calls_async(
         if tracer is not None and len(calls) > 1:
             trace_merged_tool_calls(tracer, ctx, event, len(calls))
     return event
+
+
+def _merges_whole(actions: EventActions) -> bool:
+    """True when :meth:`EventActions.merge` takes every field ``actions`` may hold (it
+    leaves out the agent state, the outcome and compaction)."""
+    return (
+        actions.agent_state is None
+        and actions.agent_outcome is None
+        and (actions.compaction is None)
+    )
 
 
 async def _traced_execute_call(

@@ -387,6 +387,8 @@ def validate_arguments(
     spec = _arguments_spec(func, ignore_params)
     if spec is None:
         return dict(args), []
+    if not spec.fields and not spec.implicit_none:  # no parameters: nothing to validate
+        return {}, []
     data = {name: args[name] for name in spec.fields if name in args}
     wanted = set(data) | spec.implicit_none
     errors: list[str] = []
