@@ -351,7 +351,8 @@ class BaseAgent(PlainAttributeLookup, BaseModel):
         if content is None and actions.is_empty():
             return None
         if content is not None:
-            content = types.Content.model_validate(content)
+            if not isinstance(content, types.Content):  # (model_validate returns one as is)
+                content = types.Content.model_validate(content)
             if content.role is None:
                 content.role = "model"
         return construct(
