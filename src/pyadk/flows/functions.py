@@ -192,9 +192,7 @@ def _merges_whole(actions: EventActions) -> bool:
     """True when :meth:`EventActions.merge` takes every field ``actions`` may hold (it
     leaves out the agent state, the outcome and compaction)."""
     return (
-        actions.agent_state is None
-        and actions.agent_outcome is None
-        and (actions.compaction is None)
+        actions.agent_state is None and actions.agent_outcome is None and actions.compaction is None
     )
 
 
