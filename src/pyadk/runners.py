@@ -41,7 +41,7 @@ from pyadk.telemetry.spans import trace_invocation
 from pyadk.tools._paused_calls import calling_agent
 from pyadk.tools.base_toolset import BaseToolset
 from pyadk.utils import attribute_lookup
-from pyadk.utils.fast_models import construct, copy_value
+from pyadk.utils.fast_models import construct, copy_value, validated
 
 if TYPE_CHECKING:
     from pyadk.agents.live_request_queue import LiveRequestQueue
@@ -182,11 +182,7 @@ class Runner:
         config = run_config or construct(RunConfig)  # the defaults need no validation
         message: types.Content | None = None
         if new_message is not None:
-            message = (
-                new_message  # what model_validate returns for one (no revalidation)
-                if isinstance(new_message, types.Content)
-                else types.Content.model_validate(new_message)
-            )
+            message = validated(types.Content, new_message)
             if not message.parts:
                 raise ValueError("new_message has no parts: send at least one text or data part.")
         answering = answers_a_request(message)

@@ -21,7 +21,7 @@ from pyadk.telemetry.spans import trace_agent
 from pyadk.utils.attribute_lookup import PlainAttributeLookup
 from pyadk.utils.callbacks import as_callback_list, has_listener, plugins_then_callbacks
 from pyadk.utils.event_streams import merge_event_streams
-from pyadk.utils.fast_models import construct, set_field
+from pyadk.utils.fast_models import construct, set_field, validated
 
 logger = logging.getLogger(__name__)
 
@@ -351,8 +351,7 @@ class BaseAgent(PlainAttributeLookup, BaseModel):
         if content is None and actions.is_empty():
             return None
         if content is not None:
-            if not isinstance(content, types.Content):  # (model_validate returns one as is)
-                content = types.Content.model_validate(content)
+            content = validated(types.Content, content)
             if content.role is None:
                 content.role = "model"
         return construct(

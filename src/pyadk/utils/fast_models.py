@@ -104,6 +104,14 @@ def construct(cls: type[_M], **values: Any) -> _M:
     return model
 
 
+def validated(cls: type[_M], value: Any) -> _M:
+    """``cls.model_validate(value)``: ``value`` itself when it is a ``cls`` already (what
+    pydantic returns for one, without the call into its validator)."""
+    if isinstance(value, cls):
+        return value
+    return cls.model_validate(value)
+
+
 def set_field(model: BaseModel, name: str, value: Any) -> None:
     """``model.name = value`` for a plain field (no validation on assignment, not frozen),
     without pydantic's ``__setattr__`` dispatch."""
