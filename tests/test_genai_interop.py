@@ -150,3 +150,27 @@ def test_genai_config_with_tools_is_rejected_on_llm_agent():
                 tools=[genai_types.Tool(function_declarations=[])]
             ),
         )
+
+
+def test_genai_fields_pyadk_does_not_model_are_left_behind():
+    part = genai_types.Part(
+        text="clip", video_metadata=genai_types.VideoMetadata(start_offset="1s")
+    )
+    converted = types.Part.model_validate(part)
+    assert converted.text == "clip"
+    assert "video_metadata" not in converted.model_dump(exclude_none=True)
+
+
+def test_genai_response_chunk_builds_a_pyadk_llm_response():
+    from pyadk.models import LlmResponse
+
+    chunk = LlmResponse(
+        content=genai_types.Content(role="model", parts=[genai_types.Part(text="x")]),
+        usage_metadata=genai_types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=3, candidates_token_count=1
+        ),
+        partial=True,
+    )
+    assert type(chunk.content) is types.Content
+    assert type(chunk.content.parts[0]) is types.Part
+    assert chunk.usage_metadata.prompt_token_count == 3

@@ -145,6 +145,25 @@ def test_unknown_fields_are_rejected(model, data):
         model.model_validate(data)
 
 
+def test_objects_are_read_by_attribute_like_genai():
+    """As in google-genai, a non-dict input is read by its attribute names."""
+
+    class TextHolder:
+        def __init__(self) -> None:
+            self.text = "from attributes"
+            self.not_a_field = 1
+
+    content = types.Content(role="user", parts=[TextHolder()])
+    assert type(content.parts[0]) is types.Part
+    assert content.text == "from attributes"
+
+
+@pytest.mark.parametrize("value", ["plain text", 3, object(), None])
+def test_values_that_are_not_objects_with_fields_are_rejected(value):
+    with pytest.raises(ValidationError, match=r"parts\.0"):
+        types.Content(role="user", parts=[value])
+
+
 # -- Schema / GenerateContentConfig ------------------------------------------------------
 
 

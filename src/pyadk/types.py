@@ -10,15 +10,12 @@ annotation string when each class is created, a tenth of this module's import ti
 
 import base64
 import enum
-import logging
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_serializer, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, field_serializer, field_validator
 
 from pyadk.utils.attribute_lookup import PlainAttributeLookup
 from pyadk.utils.camel_case import to_camel
-
-logger = logging.getLogger(__name__)
 
 __all__ = [
     "ActivityEnd",
@@ -76,13 +73,13 @@ __all__ = [
 ]
 
 
-def _is_foreign_model(value: Any) -> bool:
-    """True for a pydantic object from google-genai (or any non-pyadk pydantic model)."""
-    return isinstance(value, BaseModel) and not isinstance(value, _Base)
-
-
 class _Base(PlainAttributeLookup, BaseModel):
-    """Base of every pyadk content type: camelCase aliases, no unknown fields."""
+    """Base of every pyadk content type: camelCase aliases, no unknown fields.
+
+    Objects that are not dicts are read by attribute (``from_attributes``), so
+    google-genai's objects validate into pyadk's: each level by its own pyadk type,
+    fields pyadk does not model (e.g. ``video_metadata``) left behind.
+    """
 
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -90,38 +87,15 @@ class _Base(PlainAttributeLookup, BaseModel):
         extra="forbid",
         arbitrary_types_allowed=True,
         use_enum_values=False,
+        # A google-genai object (or any object with these attribute names) is read by
+        # attribute, as google-genai's own models do: no Python hook per validation.
+        from_attributes=True,
         # Schemas are built on first use: most programs touch a few of these types.
         defer_build=True,
     )
 
     def __repr_args__(self) -> Any:
         return [(k, v) for k, v in super().__repr_args__() if v is not None]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _accept_genai(cls, data: Any) -> Any:
-        if type(data) is not dict and _is_foreign_model(data):
-            return _known_fields(cls, data)
-        return data
-
-
-def _known_fields(cls: type[BaseModel], obj: BaseModel) -> dict[str, Any]:
-    """The fields of a foreign (google-genai) object that ``cls`` models.
-
-    Nested objects stay objects, so each level is converted by its own pyadk type;
-    fields pyadk does not model (e.g. ``video_metadata``) are dropped.
-    """
-    known = cls.model_fields
-    values: dict[str, Any] = {}
-    for name in type(obj).model_fields:
-        value = getattr(obj, name, None)
-        if value is None:
-            continue
-        if name in known:
-            values[name] = value
-        else:
-            logger.debug("Dropping %s.%s: pyadk does not model it", type(obj).__name__, name)
-    return values
 
 
 def _bytes_in(value: Any) -> Any:
