@@ -157,8 +157,7 @@ def test_genai_fields_pyadk_does_not_model_are_left_behind():
         text="clip", video_metadata=genai_types.VideoMetadata(start_offset="1s")
     )
     converted = types.Part.model_validate(part)
-    assert converted.text == "clip"
-    assert "video_metadata" not in converted.model_dump(exclude_none=True)
+    assert converted.model_dump(exclude_none=True) == {"text": "clip"}
 
 
 def test_genai_response_chunk_builds_a_pyadk_llm_response():

@@ -87,9 +87,7 @@ class _Base(PlainAttributeLookup, BaseModel):
         extra="forbid",
         arbitrary_types_allowed=True,
         use_enum_values=False,
-        # A google-genai object (or any object with these attribute names) is read by
-        # attribute, as google-genai's own models do: no Python hook per validation.
-        from_attributes=True,
+        from_attributes=True,  # see the class docstring
         # Schemas are built on first use: most programs touch a few of these types.
         defer_build=True,
     )
